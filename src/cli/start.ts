@@ -1,0 +1,74 @@
+import chalk from 'chalk';
+import { ListenError, startSandbox } from '../index.js';
+import { createLogger, silentLogger, type LogFormat } from '../server/logger.js';
+import { StoreOpenError } from '../store/db.js';
+import { CliError } from './client.js';
+
+/** Flags of `service-sandbox start`, parsed. */
+export interface StartOptions {
+  port: number;
+  host: string;
+  db: string;
+  clientId: string;
+  clientSecret: string;
+  secretIsDefault: boolean;
+  webhookUrl: string | undefined;
+  logFormat: LogFormat;
+  quiet: boolean;
+}
+
+/** Starts the sandbox, prints the ready line and banner, and shuts down cleanly on SIGINT/SIGTERM. */
+export async function runStart(options: StartOptions): Promise<void> {
+  const logger = options.quiet ? silentLogger : createLogger(options.logFormat);
+  let sandbox;
+  try {
+    sandbox = await startSandbox({
+      port: options.port,
+      host: options.host,
+      db: options.db,
+      clientId: options.clientId,
+      clientSecret: options.clientSecret,
+      webhookUrl: options.webhookUrl,
+      logger,
+    });
+  } catch (error) {
+    if (error instanceof ListenError || error instanceof StoreOpenError) throw new CliError(error.message);
+    throw error;
+  }
+  // CI waits for exactly this line.
+  process.stdout.write(`service-sandbox ready at ${sandbox.baseUrl}\n`);
+  if (options.logFormat === 'pretty') {
+    const secret = options.secretIsDefault ? options.clientSecret : '(the one you set; not printed)';
+    const auth = options.secretIsDefault ? `${options.clientId}:${options.clientSecret}` : `${options.clientId}:$SERVICE_SANDBOX_CLIENT_SECRET`;
+    process.stdout.write(
+      [
+        `  ${chalk.dim('client id     ')} ${options.clientId}`,
+        `  ${chalk.dim('client secret ')} ${secret}`,
+        `  ${chalk.dim('database      ')} ${options.db === ':memory:' ? 'in memory (gone when stopped)' : options.db}`,
+        `  ${chalk.dim('control plane ')} ${sandbox.origin}/_sandbox`,
+        '',
+        `  ${chalk.dim('try')}  curl -u ${auth} ${sandbox.baseUrl}/config`,
+        `       npx service-sandbox clock advance 6m${options.port === 8080 ? '' : ` --url ${sandbox.origin}`}`,
+        `       npx service-sandbox reset${options.port === 8080 ? '' : ` --url ${sandbox.origin}`}`,
+        `  ${chalk.dim('stop with Ctrl-C')}`,
+        '',
+      ].join('\n') + '\n',
+    );
+  }
+  const running = sandbox;
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info(`received ${signal}, finishing in-flight requests`);
+    running.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        process.stderr.write(`service-sandbox: error while stopping: ${String(error)}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGTERM', () => stop('SIGTERM'));
+}

@@ -1,0 +1,64 @@
+import { SandboxClock } from './core/clock.js';
+import { IdGenerator, type RandomSource } from './core/ids.js';
+import { Scheduler } from './core/scheduler.js';
+import { Outbox } from './events/outbox.js';
+import { migrate, openDatabase, type Db, type Migration } from './store/db.js';
+import { IdempotencyRepo } from './store/idempotency.js';
+import { SqliteJobStore } from './store/jobs.js';
+import { MetaRepo } from './store/meta.js';
+import type { Logger } from './server/logger.js';
+
+/** Everything a service needs, injected once: storage, time, ids, jobs, events, logging. */
+export interface SandboxContext {
+  db: Db;
+  clock: SandboxClock;
+  ids: IdGenerator;
+  scheduler: Scheduler;
+  jobs: SqliteJobStore;
+  outbox: Outbox;
+  idempotency: IdempotencyRepo;
+  meta: MetaRepo;
+  logger: Logger;
+  /** Runs `fn` in one SQLite transaction. */
+  tx<T>(fn: () => T): T;
+}
+
+/** Options for building a context. */
+export interface ContextOptions {
+  /** A file path or `:memory:`. */
+  db: string;
+  logger: Logger;
+  migrations: readonly Migration[];
+  /** Source of real time; the sandbox clock adds its offset to it. */
+  realNow?: () => number;
+  random?: RandomSource;
+}
+
+const CLOCK_OFFSET_KEY = 'clock.offsetMs';
+
+/** Opens the database, applies migrations and wires the clock, ids, scheduler and outbox. */
+export function createContext(options: ContextOptions): SandboxContext {
+  const db = openDatabase(options.db);
+  migrate(db, options.migrations);
+  const meta = new MetaRepo(db);
+  const clock = new SandboxClock(options.realNow ?? Date.now, Number(meta.get(CLOCK_OFFSET_KEY) ?? 0), (offset) =>
+    meta.set(CLOCK_OFFSET_KEY, String(offset)),
+  );
+  const ids = new IdGenerator(clock, options.random);
+  const jobs = new SqliteJobStore(db);
+  const scheduler = new Scheduler(clock, jobs, () => ids.next('Job'), (job, error) =>
+    options.logger.error('job failed', { jobId: job.id, kind: job.kind, error: String(error) }),
+  );
+  return {
+    db,
+    clock,
+    ids,
+    scheduler,
+    jobs,
+    outbox: new Outbox(db, clock, ids),
+    idempotency: new IdempotencyRepo(db),
+    meta,
+    logger: options.logger,
+    tx: (fn) => db.transaction(fn)(),
+  };
+}

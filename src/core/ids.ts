@@ -1,0 +1,58 @@
+import { randomFillSync } from 'node:crypto';
+import type { Clock } from './clock.js';
+
+/** Fills a buffer with random bytes; injected so tests can make ids deterministic. */
+export type RandomSource = (bytes: Uint8Array) => void;
+
+const defaultRandom: RandomSource = (bytes) => {
+  randomFillSync(bytes);
+};
+
+/**
+ * Generates time-ordered UUIDv7 values (RFC 9562) from the sandbox clock. Within one
+ * millisecond a counter in `rand_a` keeps them strictly increasing, so ids sort in creation
+ * order and serve as a stable pagination key.
+ */
+export class IdGenerator {
+  private lastMs = -1;
+  private counter = 0;
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly random: RandomSource = defaultRandom,
+  ) {}
+
+  /** A bare UUIDv7 string. */
+  uuid(): string {
+    let ms = this.clock.now();
+    if (ms <= this.lastMs) {
+      ms = this.lastMs;
+      this.counter += 1;
+      if (this.counter > 0xfff) {
+        // Counter exhausted within one millisecond: borrow the next millisecond.
+        ms = this.lastMs + 1;
+        this.counter = 0;
+      }
+    } else {
+      this.counter = 0;
+    }
+    this.lastMs = ms;
+    const bytes = new Uint8Array(16);
+    this.random(bytes);
+    let t = ms;
+    for (let i = 5; i >= 0; i -= 1) {
+      bytes[i] = t % 256;
+      t = Math.floor(t / 256);
+    }
+    bytes[6] = 0x70 | ((this.counter >> 8) & 0x0f);
+    bytes[7] = this.counter & 0xff;
+    bytes[8] = 0x80 | (bytes[8]! & 0x3f);
+    const hex = Buffer.from(bytes).toString('hex');
+    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  }
+
+  /** A resource id of the contract's form `<Type>:<uuid>`, e.g. `Customer:0191...`. */
+  next(type: string): string {
+    return `${type}:${this.uuid()}`;
+  }
+}

@@ -1,0 +1,65 @@
+import { z } from 'zod';
+import { invalidInput } from './errors.js';
+
+/** The contract's list query parameters: `limit` 1..100 (default 20) and an opaque `cursor`. */
+export const paginationQuery = {
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  cursor: z.string().min(1).optional(),
+};
+
+/** A page in the contract's list shape. */
+export interface Page<T> {
+  data: T[];
+  hasMore: boolean;
+  nextCursor?: string;
+  totalCount: number;
+}
+
+/** What a repo needs to read one page: items strictly after `afterKey`, at most `take` of them. */
+export interface PageRequest {
+  afterKey: string | undefined;
+  take: number;
+}
+
+/** Encodes a sort key as an opaque cursor. */
+export function encodeCursor(key: string): string {
+  return Buffer.from(JSON.stringify({ k: key }), 'utf8').toString('base64url');
+}
+
+/** Decodes a cursor made by `encodeCursor`; anything else is `400 INVALID_INPUT` on `cursor`. */
+export function decodeCursor(cursor: string | undefined): string | undefined {
+  if (cursor === undefined) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (parsed && typeof parsed === 'object' && typeof (parsed as { k?: unknown }).k === 'string') {
+      return (parsed as { k: string }).k;
+    }
+  } catch {
+    // fall through to the error below
+  }
+  throw invalidInput('The cursor is not one this sandbox issued.', [
+    { field: 'cursor', message: 'Pass the nextCursor of a previous page unchanged.' },
+  ]);
+}
+
+/**
+ * Builds a page with keyset pagination. `fetch` returns items in a stable order strictly after
+ * the given key, up to `take` (one more than the page, to learn `hasMore`); `keyOf` gives an
+ * item's sort key (its id, which is time-ordered).
+ */
+export function paginate<Row, Out>(
+  query: { limit: number; cursor?: string | undefined },
+  fetch: (request: PageRequest) => Row[],
+  count: () => number,
+  keyOf: (row: Row) => string,
+  present: (row: Row) => Out,
+): Page<Out> {
+  const afterKey = decodeCursor(query.cursor);
+  const rows = fetch({ afterKey, take: query.limit + 1 });
+  const hasMore = rows.length > query.limit;
+  const pageRows = hasMore ? rows.slice(0, query.limit) : rows;
+  const page: Page<Out> = { data: pageRows.map(present), hasMore, totalCount: count() };
+  const last = pageRows[pageRows.length - 1];
+  if (hasMore && last !== undefined) page.nextCursor = encodeCursor(keyOf(last));
+  return page;
+}

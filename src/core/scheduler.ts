@@ -1,0 +1,134 @@
+import type { SandboxClock } from './clock.js';
+
+/** A job as the scheduler sees it. */
+export interface Job {
+  id: string;
+  platformId: string;
+  kind: string;
+  dueAt: number;
+  payload: unknown;
+}
+
+/** Where jobs are kept; the store implements it so jobs survive a restart. */
+export interface JobStore {
+  insert(job: Job): void;
+  /** The earliest job due at or before `atMs`, if any. */
+  nextDue(atMs: number): Job | undefined;
+  /** The earliest due time of any job, if any. */
+  earliestDueAt(): number | undefined;
+  remove(id: string): void;
+  /** Runs `fn` in one database transaction. */
+  transaction<T>(fn: () => T): T;
+}
+
+/** What a job handler gets. */
+export type JobHandler = (job: Job) => void;
+
+/** Reports a job that threw, so the scheduler can go on with the others. */
+export type JobErrorReporter = (job: Job, error: unknown) => void;
+
+/**
+ * Runs delayed sandbox outcomes ("about 30 s", "about 6 minutes") when the sandbox clock
+ * passes their due time. Each job runs in its own transaction together with its removal, so
+ * a job either happens once or not at all. Follows real time with a timer, and runs every
+ * job that falls due when the clock is advanced.
+ */
+export class Scheduler {
+  private readonly handlers = new Map<string, JobHandler>();
+  private timer: NodeJS.Timeout | undefined;
+  private running = false;
+  private stopped = false;
+
+  constructor(
+    private readonly clock: SandboxClock,
+    private readonly store: JobStore,
+    private readonly newId: () => string,
+    private readonly onError: JobErrorReporter = () => {},
+  ) {}
+
+  /** Registers the handler of a job kind; areas call this once at startup. */
+  register(kind: string, handler: JobHandler): void {
+    if (this.handlers.has(kind)) throw new Error(`job kind ${kind} registered twice`);
+    this.handlers.set(kind, handler);
+  }
+
+  /**
+   * Schedules a job `delayMs` from now on the sandbox clock. Call it inside the transaction of
+   * the state change it belongs to.
+   */
+  schedule(platformId: string, kind: string, delayMs: number, payload: unknown): Job {
+    if (!this.handlers.has(kind)) throw new Error(`no handler for job kind ${kind}`);
+    const job: Job = { id: this.newId(), platformId, kind, dueAt: this.clock.now() + delayMs, payload };
+    this.store.insert(job);
+    this.arm();
+    return job;
+  }
+
+  /** Runs every job due now, then waits for the next one on real time. */
+  start(): void {
+    this.stopped = false;
+    this.runDue(this.clock.now());
+  }
+
+  /** Stops the timer; pending jobs stay in the store. */
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  /**
+   * Moves the clock forward by `seconds`, running each job that falls due on the way with the
+   * clock set to that job's due time, in due order.
+   */
+  advance(seconds: number): number {
+    const target = this.clock.now() + Math.round(seconds * 1000);
+    this.runDue(target);
+    this.clock.moveTo(target);
+    this.arm();
+    return this.clock.now();
+  }
+
+  private runDue(untilMs: number): void {
+    if (this.running) return;
+    this.running = true;
+    try {
+      for (;;) {
+        const job = this.store.nextDue(untilMs);
+        if (!job) break;
+        this.clock.moveTo(job.dueAt);
+        this.runOne(job);
+      }
+    } finally {
+      this.running = false;
+    }
+    this.arm();
+  }
+
+  private runOne(job: Job): void {
+    const handler = this.handlers.get(job.kind);
+    try {
+      this.store.transaction(() => {
+        this.store.remove(job.id);
+        if (handler) handler(job);
+      });
+    } catch (error) {
+      // The job's own writes rolled back; drop it so one bad job cannot wedge the queue.
+      this.store.transaction(() => this.store.remove(job.id));
+      this.onError(job, error);
+    }
+  }
+
+  /** Sets the real-time timer for the earliest pending job. */
+  private arm(): void {
+    if (this.stopped || this.running) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    const due = this.store.earliestDueAt();
+    if (due === undefined) return;
+    const wait = Math.max(0, Math.min(due - this.clock.now(), 2 ** 31 - 1));
+    this.timer = setTimeout(() => this.runDue(this.clock.now()), wait);
+    this.timer.unref();
+  }
+}
+

@@ -1,0 +1,101 @@
+import type { Clock } from '../core/clock.js';
+import type { IdGenerator } from '../core/ids.js';
+import type { Db, Migration } from '../store/db.js';
+
+/**
+ * The event outbox: areas append an event in the same transaction as the state change that
+ * caused it; delivery (webhooks) reads from here.
+ */
+export const outboxMigrations: Migration[] = [
+  {
+    id: 'outbox-001',
+    sql: `CREATE TABLE events (
+      seq INTEGER PRIMARY KEY AUTOINCREMENT,
+      id TEXT NOT NULL UNIQUE,
+      platform_id TEXT NOT NULL,
+      type TEXT NOT NULL,
+      resource_id TEXT,
+      data TEXT NOT NULL,
+      created_at TEXT NOT NULL
+    );
+    CREATE INDEX events_platform ON events (platform_id, seq);
+    CREATE INDEX events_resource ON events (platform_id, resource_id, seq);`,
+  },
+];
+
+/** An event as recorded. `data` is the full resource as its GET returns it. */
+export interface OutboxEvent {
+  seq: number;
+  id: string;
+  platformId: string;
+  type: string;
+  resourceId: string | null;
+  data: unknown;
+  createdAt: string;
+}
+
+interface EventRow {
+  seq: number;
+  id: string;
+  platform_id: string;
+  type: string;
+  resource_id: string | null;
+  data: string;
+  created_at: string;
+}
+
+const toEvent = (row: EventRow): OutboxEvent => ({
+  seq: row.seq,
+  id: row.id,
+  platformId: row.platform_id,
+  type: row.type,
+  resourceId: row.resource_id,
+  data: JSON.parse(row.data) as unknown,
+  createdAt: row.created_at,
+});
+
+/** Appends to and reads from the outbox. */
+export class Outbox {
+  private readonly insertStmt;
+  private readonly listStmt;
+  private readonly removePlatformStmt;
+  private readonly listeners = new Set<(event: OutboxEvent) => void>();
+
+  constructor(
+    db: Db,
+    private readonly clock: Clock,
+    private readonly ids: IdGenerator,
+  ) {
+    this.insertStmt = db.prepare(
+      'INSERT INTO events (id, platform_id, type, resource_id, data, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+    );
+    this.listStmt = db.prepare('SELECT * FROM events WHERE platform_id = ? AND seq > ? ORDER BY seq LIMIT ?');
+    this.removePlatformStmt = db.prepare('DELETE FROM events WHERE platform_id = ?');
+  }
+
+  /** Records an event; call it inside the transaction of the state change. */
+  append(platformId: string, type: string, resourceId: string | null, data: unknown): OutboxEvent {
+    const id = this.ids.next('Webhook');
+    const createdAt = this.clock.iso();
+    const info = this.insertStmt.run(id, platformId, type, resourceId, JSON.stringify(data), createdAt);
+    const event: OutboxEvent = { seq: Number(info.lastInsertRowid), id, platformId, type, resourceId, data, createdAt };
+    for (const listener of this.listeners) queueMicrotask(() => listener(event));
+    return event;
+  }
+
+  /** Events of a platform after `afterSeq`, oldest first. */
+  list(platformId: string, afterSeq = 0, limit = 100): OutboxEvent[] {
+    return (this.listStmt.all(platformId, afterSeq, limit) as EventRow[]).map(toEvent);
+  }
+
+  /** Notified (after the current tick) of each appended event; delivery hooks in here. */
+  subscribe(listener: (event: OutboxEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Wipes a platform's events (sandbox reset). */
+  removePlatform(platformId: string): void {
+    this.removePlatformStmt.run(platformId);
+  }
+}

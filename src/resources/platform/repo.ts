@@ -1,0 +1,84 @@
+import type { Db, Migration } from '../../store/db.js';
+
+/** Platforms: the tenants of the sandbox, with their credentials, settings and configuration. */
+export const platformMigrations: Migration[] = [
+  {
+    id: 'platform-001',
+    sql: `CREATE TABLE platforms (
+      id TEXT PRIMARY KEY,
+      client_id TEXT NOT NULL UNIQUE,
+      client_secret TEXT NOT NULL,
+      regulated INTEGER NOT NULL,
+      settings TEXT NOT NULL,
+      config_id TEXT NOT NULL,
+      config TEXT NOT NULL,
+      created_at TEXT NOT NULL,
+      updated_at TEXT NOT NULL
+    )`,
+  },
+];
+
+/** A platform row as stored. */
+export interface PlatformRow {
+  id: string;
+  client_id: string;
+  client_secret: string;
+  regulated: number;
+  settings: string;
+  config_id: string;
+  config: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The only SQL of the platform area. */
+export class PlatformRepo {
+  private readonly byClientIdStmt;
+  private readonly byIdStmt;
+  private readonly insertStmt;
+  private readonly updateConfigStmt;
+  private readonly updateSettingsStmt;
+  private readonly listStmt;
+  private readonly updateSecretStmt;
+
+  constructor(db: Db) {
+    this.byClientIdStmt = db.prepare('SELECT * FROM platforms WHERE client_id = ?');
+    this.byIdStmt = db.prepare('SELECT * FROM platforms WHERE id = ?');
+    this.insertStmt = db.prepare(
+      `INSERT INTO platforms (id, client_id, client_secret, regulated, settings, config_id, config, created_at, updated_at)
+       VALUES (@id, @client_id, @client_secret, @regulated, @settings, @config_id, @config, @created_at, @updated_at)`,
+    );
+    this.updateConfigStmt = db.prepare('UPDATE platforms SET config = ?, updated_at = ? WHERE id = ?');
+    this.updateSettingsStmt = db.prepare('UPDATE platforms SET settings = ?, updated_at = ? WHERE id = ?');
+    this.listStmt = db.prepare('SELECT * FROM platforms ORDER BY id');
+    this.updateSecretStmt = db.prepare('UPDATE platforms SET client_secret = ?, updated_at = ? WHERE id = ?');
+  }
+
+  byClientId(clientId: string): PlatformRow | undefined {
+    return this.byClientIdStmt.get(clientId) as PlatformRow | undefined;
+  }
+
+  byId(id: string): PlatformRow | undefined {
+    return this.byIdStmt.get(id) as PlatformRow | undefined;
+  }
+
+  list(): PlatformRow[] {
+    return this.listStmt.all() as PlatformRow[];
+  }
+
+  insert(row: PlatformRow): void {
+    this.insertStmt.run(row);
+  }
+
+  updateConfig(id: string, config: string, updatedAt: string): void {
+    this.updateConfigStmt.run(config, updatedAt, id);
+  }
+
+  updateSecret(id: string, secret: string, updatedAt: string): void {
+    this.updateSecretStmt.run(secret, updatedAt, id);
+  }
+
+  updateSettings(id: string, settings: string, updatedAt: string): void {
+    this.updateSettingsStmt.run(settings, updatedAt, id);
+  }
+}

@@ -1,0 +1,21 @@
+import { outboxMigrations } from '../events/outbox.js';
+import type { Migration } from '../store/db.js';
+import { idempotencyMigrations } from '../store/idempotency.js';
+import { jobMigrations } from '../store/jobs.js';
+import { metaMigrations } from '../store/meta.js';
+import type { Area } from './area.js';
+import { platformArea } from './platform/index.js';
+
+/** The areas of the API, in mount order. A new area is one line here. */
+export const areas: readonly Area[] = [
+  platformArea,
+];
+
+/** Every migration: the infrastructure's first, then each area's, in registry order. */
+export const allMigrations: readonly Migration[] = [
+  ...metaMigrations,
+  ...jobMigrations,
+  ...idempotencyMigrations,
+  ...outboxMigrations,
+  ...areas.flatMap((area) => area.migrations),
+];

@@ -1,0 +1,145 @@
+import { Hono, type Context } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { HTTPException } from 'hono/http-exception';
+import { ApiError, ErrorCode } from '../core/errors.js';
+import type { SandboxContext } from '../context.js';
+import { CONTRACT_VERSION, operations, toHonoPath, type ContractOperation } from '../generated/operations.js';
+import type { Area } from '../resources/area.js';
+import { controlPlane } from '../sandbox/routes.js';
+import { basicAuth } from './auth.js';
+import type { AppEnv, OperationHandler } from './env.js';
+
+/** The API's base path; it is also served under any prefix that ends in it. */
+export const BASE_PATH = `/${CONTRACT_VERSION}`;
+
+/** Strips any prefix before `/2025-10-13`, so `/grid/2025-10-13/config` routes as `/2025-10-13/config`. */
+export function normalizePath(pathname: string): string {
+  const at = pathname.indexOf(`${BASE_PATH}/`);
+  if (at > 0) return pathname.slice(at);
+  if (pathname.endsWith(BASE_PATH) && pathname.length > BASE_PATH.length) return BASE_PATH;
+  return pathname;
+}
+
+function pathOf(request: Request): string {
+  const url = request.url;
+  const start = url.indexOf('/', url.indexOf('://') + 3);
+  if (start < 0) return '/';
+  const query = url.indexOf('?', start);
+  return normalizePath(query < 0 ? url.slice(start) : url.slice(start, query));
+}
+
+const isParam = (segment: string) => segment.startsWith('{');
+
+/** Static segments sort before parameters, so `/customers/end-user-terms` wins over `/customers/{customerId}`. */
+function bySpecificity(a: string, b: string): number {
+  const as = a.split('/');
+  const bs = b.split('/');
+  for (let i = 0; i < Math.min(as.length, bs.length); i += 1) {
+    const ap = isParam(as[i]!);
+    const bp = isParam(bs[i]!);
+    if (ap !== bp) return ap ? 1 : -1;
+  }
+  return 0;
+}
+
+/** Which contract operations have a handler, and which answer 501. */
+export interface Coverage {
+  implemented: ContractOperation[];
+  notImplemented: ContractOperation[];
+}
+
+/** Computes coverage from the areas' handler maps; unknown operationIds are a startup error. */
+export function coverageOf(areas: readonly Area[]): Coverage & { handlers: Map<string, OperationHandler> } {
+  const known = new Set(operations.map((op) => op.operationId));
+  const handlers = new Map<string, OperationHandler>();
+  for (const area of areas) {
+    for (const [operationId, handler] of Object.entries(area.handlers ?? {})) {
+      if (!known.has(operationId)) throw new Error(`area ${area.name} handles ${operationId}, which the contract does not define`);
+      if (handlers.has(operationId)) throw new Error(`${operationId} is handled by two areas`);
+      handlers.set(operationId, handler);
+    }
+  }
+  return {
+    handlers,
+    implemented: operations.filter((op) => handlers.has(op.operationId)),
+    notImplemented: operations.filter((op) => !handlers.has(op.operationId)),
+  };
+}
+
+const notImplemented =
+  (op: ContractOperation): OperationHandler =>
+  () => {
+    throw new ApiError(501, ErrorCode.NOT_IMPLEMENTED, `${op.operationId} (${op.method} ${op.path}) is not implemented in service-sandbox yet.`, {
+      operationId: op.operationId,
+    });
+  };
+
+/** Serializes an ApiError: the one place an error body is written. */
+function sendError(c: Context<AppEnv>, error: ApiError): Response {
+  if (error.status === 401) c.header('WWW-Authenticate', 'Basic realm="service-sandbox"');
+  return c.json(error.toBody(), error.status as ContentfulStatusCode);
+}
+
+/**
+ * Builds the sandbox's hono app: request ids and logging, the control plane under `/_sandbox`,
+ * and every contract operation under `/2025-10-13` behind HTTP Basic, implemented or 501.
+ */
+export function createApp(ctx: SandboxContext, areas: readonly Area[]): Hono<AppEnv> {
+  const app = new Hono<AppEnv>({ getPath: pathOf });
+
+  app.use('*', async (c, next) => {
+    const started = performance.now();
+    const requestId = ctx.ids.next('Request');
+    c.set('requestId', requestId);
+    c.set('ctx', ctx);
+    await next();
+    c.res.headers.set('X-Request-Id', requestId);
+    ctx.logger.request({ method: c.req.method, path: c.req.path, status: c.res.status, ms: performance.now() - started, requestId });
+  });
+
+  app.route('/_sandbox', controlPlane(ctx, areas));
+  for (const area of areas) if (area.extraRoutes) app.route('/', area.extraRoutes(ctx));
+
+  const api = new Hono<AppEnv>();
+  api.use('*', basicAuth);
+  const { handlers } = coverageOf(areas);
+  const byPath = new Map<string, ContractOperation[]>();
+  for (const op of operations) byPath.set(op.path, [...(byPath.get(op.path) ?? []), op]);
+  const paths = [...byPath.keys()].sort(bySpecificity);
+  for (const path of paths) {
+    const ops = byPath.get(path)!;
+    const honoPath = toHonoPath(path);
+    for (const op of ops) api.on(op.method, honoPath, handlers.get(op.operationId) ?? notImplemented(op));
+    const allowed = ops.map((op) => op.method).join(', ');
+    api.all(honoPath, (c) => {
+      c.header('Allow', allowed);
+      throw new ApiError(405, ErrorCode.METHOD_NOT_ALLOWED, `${c.req.method} is not allowed on ${path}; use ${allowed}.`);
+    });
+  }
+  app.route(BASE_PATH, api);
+
+  app.notFound((c) =>
+    sendError(c, new ApiError(
+      404,
+      ErrorCode.NOT_FOUND,
+      c.req.path.startsWith(BASE_PATH)
+        ? `No operation at ${c.req.method} ${c.req.path}.`
+        : `No route at ${c.req.path}; the API is served under ${BASE_PATH}.`,
+    )),
+  );
+
+  app.onError((error, c) => {
+    if (error instanceof ApiError) return sendError(c, error);
+    if (error instanceof HTTPException && error.status < 500) {
+      return sendError(c, new ApiError(error.status, ErrorCode.INVALID_INPUT, error.message || 'The request is not valid.'));
+    }
+    const requestId = c.get('requestId');
+    ctx.logger.error('unexpected error', { requestId, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+    return sendError(
+      c,
+      new ApiError(500, ErrorCode.INTERNAL_ERROR, 'An unexpected error occurred in the sandbox. Please report it with the request id.', { requestId }),
+    );
+  });
+
+  return app;
+}

@@ -1,0 +1,29 @@
+import type { MiddlewareHandler } from 'hono';
+import { ApiError, ErrorCode } from '../core/errors.js';
+import { platformService } from '../resources/platform/index.js';
+import type { AppEnv } from './env.js';
+
+/** Parses `Authorization: Basic base64(clientId:clientSecret)`. */
+export function parseBasic(header: string | undefined): { clientId: string; clientSecret: string } | undefined {
+  if (!header) return undefined;
+  const match = /^Basic\s+([A-Za-z0-9+/=_-]+)\s*$/i.exec(header);
+  if (!match) return undefined;
+  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return undefined;
+  return { clientId: decoded.slice(0, colon), clientSecret: decoded.slice(colon + 1) };
+}
+
+/** HTTP Basic on every contract operation: the credentials identify the platform. */
+export const basicAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const credentials = parseBasic(c.req.header('Authorization'));
+  if (!credentials) {
+    throw new ApiError(401, ErrorCode.UNAUTHORIZED, 'Missing credentials: send HTTP Basic with your client id and client secret.');
+  }
+  const platform = platformService(c.get('ctx')).authenticate(credentials.clientId, credentials.clientSecret);
+  if (!platform) {
+    throw new ApiError(401, ErrorCode.UNAUTHORIZED, 'Invalid client id or client secret.');
+  }
+  c.set('platform', platform);
+  await next();
+};

@@ -1,0 +1,19 @@
+import type { Context } from 'hono';
+import type { SandboxContext } from '../context.js';
+import type { Platform } from '../resources/platform/index.js';
+
+/** Hono environment of the sandbox: what middleware puts on each request. */
+export interface AppEnv {
+  Variables: {
+    requestId: string;
+    /** The authenticated platform (set by the Basic auth middleware). */
+    platform: Platform;
+    ctx: SandboxContext;
+  };
+}
+
+/** A request context of the sandbox app. */
+export type AppContext = Context<AppEnv>;
+
+/** The handler of one contract operation. */
+export type OperationHandler = (c: AppContext) => Response | Promise<Response>;

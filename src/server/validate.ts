@@ -1,0 +1,83 @@
+import type { z } from 'zod';
+import { ApiError, ErrorCode, type FieldError } from '../core/errors.js';
+import type { AppContext } from './env.js';
+
+type Issue = z.core.$ZodIssue;
+
+/** Maps a zod issue onto the contract's `FieldConstraint` vocabulary. */
+function constraintOf(issue: Issue): Record<string, unknown> {
+  switch (issue.code) {
+    case 'invalid_format':
+      return issue.format === 'regex' && 'pattern' in issue ? { pattern: String(issue.pattern) } : { format: issue.format };
+    case 'invalid_value':
+      return { enum: issue.values.map((v) => String(v)) };
+    case 'too_small':
+      return issue.origin === 'string' || issue.origin === 'array'
+        ? { minLength: Number(issue.minimum) }
+        : { minimum: Number(issue.minimum) };
+    case 'too_big':
+      return issue.origin === 'string' || issue.origin === 'array'
+        ? { maxLength: Number(issue.maximum) }
+        : { maximum: Number(issue.maximum) };
+    case 'invalid_type':
+      return issue.input === undefined ? { required: true } : { type: issue.expected };
+    case 'unrecognized_keys':
+      return { additionalProperties: false };
+    default:
+      return { rule: issue.code };
+  }
+}
+
+function messageOf(issue: Issue): string {
+  if (issue.code === 'invalid_type' && issue.input === undefined) return 'Required.';
+  if (issue.code === 'invalid_type') return `Expected ${issue.expected}.`;
+  return issue.message;
+}
+
+/** Turns a zod error into field errors with dot paths. */
+export function fieldErrors(error: z.ZodError, prefix = ''): FieldError[] {
+  return error.issues.map((issue) => {
+    const path = issue.path.map(String);
+    if (issue.code === 'unrecognized_keys') path.push(issue.keys.join(','));
+    const field = [prefix, ...path].filter(Boolean).join('.') || '(body)';
+    return { field, constraint: constraintOf(issue), message: messageOf(issue) };
+  });
+}
+
+/** Validates `value` against `schema`, or throws `400 INVALID_INPUT` with every field error. */
+export function parseWith<S extends z.ZodType>(schema: S, value: unknown, what = 'request', prefix = ''): z.infer<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  throw new ApiError(400, ErrorCode.INVALID_INPUT, `The ${what} is not valid.`, { errors: fieldErrors(result.error, prefix) });
+}
+
+/** Reads and validates the JSON body; malformed JSON is `400 INVALID_INPUT` too. */
+export async function jsonBody<S extends z.ZodType>(c: AppContext, schema: S): Promise<z.infer<S>> {
+  const text = await c.req.text();
+  let value: unknown;
+  if (text.trim() === '') {
+    value = undefined;
+  } else {
+    try {
+      value = JSON.parse(text);
+    } catch {
+      throw new ApiError(400, ErrorCode.INVALID_INPUT, 'The request body is not valid JSON.', {
+        errors: [{ field: '(body)', constraint: { format: 'json' }, message: 'Send a JSON document with Content-Type: application/json.' }],
+      });
+    }
+  }
+  if (value === undefined) {
+    throw new ApiError(400, ErrorCode.INVALID_INPUT, 'The request body is required.', {
+      errors: [{ field: '(body)', constraint: { required: true }, message: 'Send a JSON object.' }],
+    });
+  }
+  return parseWith(schema, value, 'request body');
+}
+
+/** Validates the query string (repeated keys become arrays). */
+export function queryOf<S extends z.ZodType>(c: AppContext, schema: S): z.infer<S> {
+  const all = c.req.queries();
+  const flat: Record<string, string | string[]> = {};
+  for (const [key, values] of Object.entries(all)) flat[key] = values.length === 1 ? values[0]! : values;
+  return parseWith(schema, flat, 'query string');
+}

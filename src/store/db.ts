@@ -1,0 +1,66 @@
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+
+/** The sandbox's database handle. */
+export type Db = Database.Database;
+
+/** One versioned schema change. `id` is unique across the project, e.g. `platform-001`. */
+export interface Migration {
+  id: string;
+  sql: string;
+}
+
+/** Thrown when the database file cannot be opened; the CLI prints its message as one line. */
+export class StoreOpenError extends Error {}
+
+/**
+ * Opens the sandbox database: a file (created with its folder) or `:memory:`, through one code
+ * path. WAL for files; foreign keys on; synchronous=NORMAL, which WAL keeps crash-safe.
+ */
+export function openDatabase(location: string): Db {
+  const inMemory = location === ':memory:';
+  let db: Db;
+  try {
+    if (!inMemory) mkdirSync(dirname(resolve(location)), { recursive: true });
+    db = new Database(location);
+    if (!inMemory) db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    db.pragma('busy_timeout = 5000');
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new StoreOpenError(`cannot open database ${inMemory ? 'in memory' : resolve(location)}: ${reason}`);
+  }
+  return db;
+}
+
+/** Applies, in order and each in its own transaction, the migrations not yet recorded. */
+export function migrate(db: Db, migrations: readonly Migration[]): string[] {
+  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    id TEXT PRIMARY KEY,
+    applied_at TEXT NOT NULL
+  )`);
+  const applied = new Set(
+    (db.prepare('SELECT id FROM schema_migrations').all() as { id: string }[]).map((row) => row.id),
+  );
+  const record = db.prepare('INSERT INTO schema_migrations (id, applied_at) VALUES (?, ?)');
+  const ran: string[] = [];
+  const seen = new Set<string>();
+  for (const migration of migrations) {
+    if (seen.has(migration.id)) throw new Error(`migration ${migration.id} is listed twice`);
+    seen.add(migration.id);
+    if (applied.has(migration.id)) continue;
+    db.transaction(() => {
+      db.exec(migration.sql);
+      record.run(migration.id, new Date().toISOString());
+    })();
+    ran.push(migration.id);
+  }
+  return ran;
+}
+
+/** Runs `fn` in one transaction (nested calls become savepoints). */
+export function inTransaction<T>(db: Db, fn: () => T): T {
+  return db.transaction(fn)();
+}

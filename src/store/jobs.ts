@@ -1,0 +1,86 @@
+import type { Job, JobStore } from '../core/scheduler.js';
+import type { Db, Migration } from './db.js';
+
+/** Pending scheduler jobs; they survive a restart because they live here. */
+export const jobMigrations: Migration[] = [
+  {
+    id: 'jobs-001',
+    sql: `CREATE TABLE jobs (
+      id TEXT PRIMARY KEY,
+      platform_id TEXT NOT NULL,
+      kind TEXT NOT NULL,
+      due_at INTEGER NOT NULL,
+      payload TEXT NOT NULL
+    );
+    CREATE INDEX jobs_due ON jobs (due_at, id);
+    CREATE INDEX jobs_platform ON jobs (platform_id);`,
+  },
+];
+
+interface JobRow {
+  id: string;
+  platform_id: string;
+  kind: string;
+  due_at: number;
+  payload: string;
+}
+
+const toJob = (row: JobRow): Job => ({
+  id: row.id,
+  platformId: row.platform_id,
+  kind: row.kind,
+  dueAt: row.due_at,
+  payload: JSON.parse(row.payload) as unknown,
+});
+
+/** The SQLite implementation of the scheduler's JobStore. */
+export class SqliteJobStore implements JobStore {
+  private readonly insertStmt;
+  private readonly nextStmt;
+  private readonly earliestStmt;
+  private readonly removeStmt;
+  private readonly removePlatformStmt;
+  private readonly countStmt;
+
+  constructor(private readonly db: Db) {
+    this.insertStmt = db.prepare(
+      'INSERT INTO jobs (id, platform_id, kind, due_at, payload) VALUES (?, ?, ?, ?, ?)',
+    );
+    this.nextStmt = db.prepare('SELECT * FROM jobs WHERE due_at <= ? ORDER BY due_at, id LIMIT 1');
+    this.earliestStmt = db.prepare('SELECT MIN(due_at) AS due FROM jobs');
+    this.removeStmt = db.prepare('DELETE FROM jobs WHERE id = ?');
+    this.removePlatformStmt = db.prepare('DELETE FROM jobs WHERE platform_id = ?');
+    this.countStmt = db.prepare('SELECT COUNT(*) AS n FROM jobs');
+  }
+
+  insert(job: Job): void {
+    this.insertStmt.run(job.id, job.platformId, job.kind, job.dueAt, JSON.stringify(job.payload ?? null));
+  }
+
+  nextDue(atMs: number): Job | undefined {
+    const row = this.nextStmt.get(atMs) as JobRow | undefined;
+    return row ? toJob(row) : undefined;
+  }
+
+  earliestDueAt(): number | undefined {
+    return (this.earliestStmt.get() as { due: number | null }).due ?? undefined;
+  }
+
+  remove(id: string): void {
+    this.removeStmt.run(id);
+  }
+
+  /** How many jobs are pending. */
+  count(): number {
+    return (this.countStmt.get() as { n: number }).n;
+  }
+
+  /** Drops a platform's pending jobs (sandbox reset). */
+  removePlatform(platformId: string): void {
+    this.removePlatformStmt.run(platformId);
+  }
+
+  transaction<T>(fn: () => T): T {
+    return this.db.transaction(fn)();
+  }
+}
