@@ -1,0 +1,139 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll } from 'vitest';
+import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/index.js';
+import { assertErrorEnvelope, assertFitsContract } from './contract.js';
+
+/** A response as tests see it. `body` is parsed JSON (or the raw text when it is not JSON). */
+export interface ApiResponse<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+/** Request options of the test client. */
+export interface RequestOptions {
+  body?: unknown;
+  /** A raw body (FormData, string, bytes) sent as is. */
+  rawBody?: BodyInit;
+  headers?: Record<string, string>;
+  /** Other credentials, or `false` for none. */
+  auth?: { clientId: string; clientSecret: string } | false;
+  /** Skip contract validation (only for deliberately non-contract calls). */
+  unchecked?: boolean;
+}
+
+const basic = (clientId: string, clientSecret: string) =>
+  `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`;
+
+/**
+ * A black-box HTTP client for one platform. Every response of a contract operation is
+ * validated against the contract; every error of a control-plane call must be an envelope.
+ */
+export class Api {
+  constructor(
+    readonly sandbox: RunningSandbox,
+    readonly clientId: string = sandbox.clientId,
+    readonly clientSecret: string = sandbox.clientSecret,
+  ) {}
+
+  /** A client for another platform of the same sandbox. */
+  as(clientId: string, clientSecret: string): Api {
+    return new Api(this.sandbox, clientId, clientSecret);
+  }
+
+  /** Calls `path` under the API base (`/2025-10-13`) or, when it starts with `/_sandbox` or `//`, under the origin. */
+  async request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
+    const controlPlane = path.startsWith('/_sandbox');
+    const url = controlPlane ? `${this.sandbox.origin}${path}` : `${this.sandbox.baseUrl}${path}`;
+    const headers: Record<string, string> = { ...options.headers };
+    const auth = options.auth === undefined ? { clientId: this.clientId, clientSecret: this.clientSecret } : options.auth;
+    if (auth) headers.Authorization = basic(auth.clientId, auth.clientSecret);
+    let body: BodyInit | undefined = options.rawBody;
+    if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers['Content-Type'] ??= 'application/json';
+    }
+    const response = await fetch(url, { method, headers, body });
+    const text = await response.text();
+    let parsed: unknown = undefined;
+    if (text.length > 0) {
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = text;
+      }
+    }
+    if (!options.unchecked) {
+      const pathOnly = path.split('?')[0]!;
+      if (controlPlane) {
+        if (response.status >= 400) assertErrorEnvelope(parsed, response.status, `${method} ${pathOnly}`);
+      } else {
+        assertFitsContract(method, pathOnly, response.status, parsed);
+      }
+    }
+    return { status: response.status, body: parsed as T, headers: response.headers };
+  }
+
+  get<T = any>(path: string, options?: RequestOptions) {
+    return this.request<T>('GET', path, options);
+  }
+  post<T = any>(path: string, body?: unknown, options: RequestOptions = {}) {
+    return this.request<T>('POST', path, { ...options, body });
+  }
+  patch<T = any>(path: string, body?: unknown, options: RequestOptions = {}) {
+    return this.request<T>('PATCH', path, { ...options, body });
+  }
+  put<T = any>(path: string, body?: unknown, options: RequestOptions = {}) {
+    return this.request<T>('PUT', path, { ...options, body });
+  }
+  delete<T = any>(path: string, options?: RequestOptions) {
+    return this.request<T>('DELETE', path, options);
+  }
+
+  /** Moves the sandbox clock through the control plane. */
+  async advance(seconds: number): Promise<string> {
+    const response = await this.post<{ now: string }>('/_sandbox/clock/advance', { seconds });
+    if (response.status !== 200) throw new Error(`clock advance failed: ${JSON.stringify(response.body)}`);
+    return response.body.now;
+  }
+
+  /** Creates another platform and returns a client for it. */
+  async newPlatform(settings: { regulated?: boolean; paperworkSkipping?: boolean } = {}): Promise<Api> {
+    const clientId = unique('platform');
+    const clientSecret = `secret-${randomUUID()}`;
+    const response = await this.post('/_sandbox/platforms', { clientId, clientSecret, ...settings });
+    if (response.status !== 201) throw new Error(`platform creation failed: ${JSON.stringify(response.body)}`);
+    return this.as(clientId, clientSecret);
+  }
+}
+
+/** A unique, readable test value, e.g. `customer-3f9a1c2b`. */
+export function unique(prefix: string): string {
+  return `${prefix}-${randomUUID().slice(0, 8)}`;
+}
+
+/**
+ * The per-file sandbox factory: starts one in-memory sandbox before the file's tests and
+ * closes it after. Tests that need isolation create their own platform with `api.newPlatform()`.
+ */
+export function useSandbox(options: SandboxOptions = {}): { readonly api: Api; readonly sandbox: RunningSandbox } {
+  let sandbox: RunningSandbox | undefined;
+  let api: Api | undefined;
+  beforeAll(async () => {
+    sandbox = await startSandbox(options);
+    api = new Api(sandbox);
+  });
+  afterAll(async () => {
+    await sandbox?.close();
+  });
+  return {
+    get api() {
+      if (!api) throw new Error('useSandbox: the sandbox is not started yet (use it inside a test)');
+      return api;
+    },
+    get sandbox() {
+      if (!sandbox) throw new Error('useSandbox: the sandbox is not started yet (use it inside a test)');
+      return sandbox;
+    },
+  };
+}
