@@ -5,10 +5,14 @@ import { jobMigrations } from '../store/jobs.js';
 import { metaMigrations } from '../store/meta.js';
 import type { Area } from './area.js';
 import { platformArea } from './platform/index.js';
+import { externalAccountsArea } from './external-accounts/index.js';
+import { discoveriesArea } from './discoveries/index.js';
 
 /** The areas of the API, in mount order. A new area is one line here. */
 export const areas: readonly Area[] = [
   platformArea,
+  externalAccountsArea,
+  discoveriesArea,
 ];
 
 /** Every migration: the infrastructure's first, then each area's, in registry order. */

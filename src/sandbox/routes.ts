@@ -17,6 +17,7 @@ const newPlatformBody = z.object({
   clientSecret: z.string().min(8).max(255),
   regulated: z.boolean().default(true),
   paperworkSkipping: z.boolean().default(false),
+  counterpartyRules: z.boolean().default(false),
   webhookEndpoint: z.url({ protocol: /^https?$/ }).optional(),
 });
 
@@ -54,7 +55,7 @@ export function controlPlane(ctx: SandboxContext, areas: readonly Area[]): Hono<
       clientId: body.clientId,
       clientSecret: body.clientSecret,
       regulated: body.regulated,
-      settings: { paperworkSkipping: body.paperworkSkipping },
+      settings: { paperworkSkipping: body.paperworkSkipping, counterpartyRules: body.counterpartyRules },
       webhookEndpoint: body.webhookEndpoint,
     });
     return c.json(

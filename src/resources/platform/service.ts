@@ -34,6 +34,8 @@ export interface PlatformConfigData {
 export interface PlatformSettings {
   /** KYB paperwork skipping: a registration-number suffix resolves before packet validation. */
   paperworkSkipping: boolean;
+  /** Counterparty rules (e.g. EU travel rule): self-custody wallets need `ownershipType`, FIRST_PARTY ones ownership verification. */
+  counterpartyRules: boolean;
 }
 
 /** A platform as the services see it. */
@@ -57,7 +59,7 @@ export interface NewPlatform {
   webhookEndpoint?: string;
 }
 
-const defaultSettings: PlatformSettings = { paperworkSkipping: false };
+const defaultSettings: PlatformSettings = { paperworkSkipping: false, counterpartyRules: false };
 
 // The provider decides the read-only per-currency fields; a PATCH cannot change them.
 const providerFields = new Map(

@@ -1,0 +1,16 @@
+import type { Area } from '../area.js';
+import { externalAccountMigrations } from './repo.js';
+import { handlers, hostedOwnershipRoutes } from './routes.js';
+import { removePlatformExternalAccounts } from './service.js';
+
+export { getExternalAccount, primaryIdentifierSuffix, primaryIdentifierOf, suffixOf } from './service.js';
+export type { ExternalAccount } from './service.js';
+
+/** External Accounts: bank, mobile-money, SWIFT, wallet and lightning destinations of customers and the platform. */
+export const externalAccountsArea: Area = {
+  name: 'external-accounts',
+  migrations: externalAccountMigrations,
+  handlers,
+  extraRoutes: hostedOwnershipRoutes,
+  resetPlatform: (ctx, platform) => removePlatformExternalAccounts(ctx, platform.id),
+};
