@@ -5,12 +5,16 @@ import { jobMigrations } from '../store/jobs.js';
 import { metaMigrations } from '../store/meta.js';
 import type { Area } from './area.js';
 import { platformArea } from './platform/index.js';
+import { internalAccountsArea } from './internal-accounts/index.js';
+import { customersArea } from './customers/index.js';
 import { externalAccountsArea } from './external-accounts/index.js';
 import { discoveriesArea } from './discoveries/index.js';
 
 /** The areas of the API, in mount order. A new area is one line here. */
 export const areas: readonly Area[] = [
   platformArea,
+  internalAccountsArea,
+  customersArea,
   externalAccountsArea,
   discoveriesArea,
 ];

@@ -1,0 +1,25 @@
+import type { Area } from '../area.js';
+import { customerMigrations } from './repo.js';
+import { handlers } from './routes.js';
+import { removePlatformCustomers } from './service.js';
+
+export {
+  assertCustomerCanMoveMoney,
+  createCustomer,
+  findCustomer,
+  getCustomer,
+  presentCustomer,
+  setCustomerStatus,
+} from './service.js';
+export type { ContactChannel, ContactState, CustomerRecord, CustomerType, EndUserTermsConsent, KycStatus } from './service.js';
+export { customerCreate } from './schemas.js';
+export type { CustomerCreate } from './schemas.js';
+export { EU_COUNTRIES, isCountryCode } from './validation.js';
+
+/** Customers: CRUD, End User Terms and consent, contact verification. */
+export const customersArea: Area = {
+  name: 'customers',
+  migrations: customerMigrations,
+  handlers,
+  resetPlatform: (ctx, platform) => removePlatformCustomers(ctx, platform.id),
+};

@@ -1,0 +1,153 @@
+import type { PageRequest } from '../../core/pagination.js';
+import type { Db, Migration } from '../../store/db.js';
+
+/** Customers of a platform, individuals and businesses. */
+export const customerMigrations: Migration[] = [
+  {
+    id: 'customers-001',
+    sql: `CREATE TABLE customers (
+      id TEXT PRIMARY KEY,
+      platform_id TEXT NOT NULL,
+      customer_type TEXT NOT NULL,
+      platform_customer_id TEXT NOT NULL,
+      uma_address TEXT NOT NULL,
+      region TEXT,
+      currencies TEXT NOT NULL,
+      kyc_status TEXT NOT NULL,
+      profile TEXT NOT NULL,
+      consent TEXT,
+      contact TEXT,
+      is_deleted INTEGER NOT NULL DEFAULT 0,
+      created_at TEXT NOT NULL,
+      updated_at TEXT NOT NULL
+    );
+    CREATE UNIQUE INDEX customers_platform_customer_id ON customers (platform_id, platform_customer_id) WHERE is_deleted = 0;
+    CREATE UNIQUE INDEX customers_uma_address ON customers (platform_id, uma_address) WHERE is_deleted = 0;
+    CREATE INDEX customers_platform ON customers (platform_id, id);`,
+  },
+];
+
+/** A customer row as stored. `profile` is the JSON of the type's own fields; `contact` the contact-verification state. */
+export interface CustomerRow {
+  id: string;
+  platform_id: string;
+  customer_type: string;
+  platform_customer_id: string;
+  uma_address: string;
+  region: string | null;
+  currencies: string;
+  kyc_status: string;
+  profile: string;
+  consent: string | null;
+  contact: string | null;
+  is_deleted: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Filters of `GET /customers`. */
+export interface CustomerFilter {
+  platformId: string;
+  platformCustomerId?: string | undefined;
+  customerType?: string | undefined;
+  createdAfter?: string | undefined;
+  createdBefore?: string | undefined;
+  updatedAfter?: string | undefined;
+  updatedBefore?: string | undefined;
+  region?: string | undefined;
+  currency?: string | undefined;
+  umaAddress?: string | undefined;
+  includeDeleted: boolean;
+}
+
+const WHERE = `platform_id = @platformId
+  AND (@includeDeleted = 1 OR is_deleted = 0)
+  AND (@platformCustomerId IS NULL OR platform_customer_id = @platformCustomerId)
+  AND (@customerType IS NULL OR customer_type = @customerType)
+  AND (@createdAfter IS NULL OR created_at > @createdAfter)
+  AND (@createdBefore IS NULL OR created_at < @createdBefore)
+  AND (@updatedAfter IS NULL OR updated_at > @updatedAfter)
+  AND (@updatedBefore IS NULL OR updated_at < @updatedBefore)
+  AND (@region IS NULL OR region = @region)
+  AND (@umaAddress IS NULL OR uma_address = @umaAddress)
+  AND (@currency IS NULL OR EXISTS (SELECT 1 FROM json_each(customers.currencies) WHERE json_each.value = @currency))`;
+
+/** The only SQL of the customers area. */
+export class CustomerRepo {
+  private readonly insertStmt;
+  private readonly updateStmt;
+  private readonly byIdStmt;
+  private readonly activeByPlatformIdStmt;
+  private readonly activeByUmaStmt;
+  private readonly pageStmt;
+  private readonly countStmt;
+  private readonly removePlatformStmt;
+
+  constructor(db: Db) {
+    this.insertStmt = db.prepare(
+      `INSERT INTO customers (id, platform_id, customer_type, platform_customer_id, uma_address, region, currencies, kyc_status, profile, consent, contact, is_deleted, created_at, updated_at)
+       VALUES (@id, @platform_id, @customer_type, @platform_customer_id, @uma_address, @region, @currencies, @kyc_status, @profile, @consent, @contact, @is_deleted, @created_at, @updated_at)`,
+    );
+    this.updateStmt = db.prepare(
+      `UPDATE customers SET uma_address = @uma_address, region = @region, currencies = @currencies, kyc_status = @kyc_status, profile = @profile,
+       consent = @consent, contact = @contact, is_deleted = @is_deleted, updated_at = @updated_at WHERE id = @id`,
+    );
+    this.byIdStmt = db.prepare('SELECT * FROM customers WHERE platform_id = ? AND id = ?');
+    this.activeByPlatformIdStmt = db.prepare('SELECT id FROM customers WHERE platform_id = ? AND platform_customer_id = ? AND is_deleted = 0').pluck();
+    this.activeByUmaStmt = db.prepare('SELECT id FROM customers WHERE platform_id = ? AND uma_address = ? AND is_deleted = 0').pluck();
+    this.pageStmt = db.prepare(`SELECT * FROM customers WHERE ${WHERE} AND (@afterKey IS NULL OR id > @afterKey) ORDER BY id LIMIT @take`);
+    this.countStmt = db.prepare(`SELECT COUNT(*) FROM customers WHERE ${WHERE}`).pluck();
+    this.removePlatformStmt = db.prepare('DELETE FROM customers WHERE platform_id = ?');
+  }
+
+  insert(row: CustomerRow): void {
+    this.insertStmt.run(row);
+  }
+
+  /** Writes every mutable column of the row. */
+  update(row: CustomerRow): void {
+    this.updateStmt.run(row);
+  }
+
+  byId(platformId: string, id: string): CustomerRow | undefined {
+    return this.byIdStmt.get(platformId, id) as CustomerRow | undefined;
+  }
+
+  /** Id of the active customer holding this platformCustomerId, if any. */
+  activeIdByPlatformCustomerId(platformId: string, platformCustomerId: string): string | undefined {
+    return this.activeByPlatformIdStmt.get(platformId, platformCustomerId) as string | undefined;
+  }
+
+  /** Id of the active customer holding this UMA address, if any. */
+  activeIdByUmaAddress(platformId: string, umaAddress: string): string | undefined {
+    return this.activeByUmaStmt.get(platformId, umaAddress) as string | undefined;
+  }
+
+  page(filter: CustomerFilter, request: PageRequest): CustomerRow[] {
+    return this.pageStmt.all({ ...params(filter), afterKey: request.afterKey ?? null, take: request.take }) as CustomerRow[];
+  }
+
+  count(filter: CustomerFilter): number {
+    return this.countStmt.get(params(filter)) as number;
+  }
+
+  removePlatform(platformId: string): void {
+    this.removePlatformStmt.run(platformId);
+  }
+}
+
+function params(filter: CustomerFilter) {
+  return {
+    platformId: filter.platformId,
+    includeDeleted: filter.includeDeleted ? 1 : 0,
+    platformCustomerId: filter.platformCustomerId ?? null,
+    customerType: filter.customerType ?? null,
+    createdAfter: filter.createdAfter ?? null,
+    createdBefore: filter.createdBefore ?? null,
+    updatedAfter: filter.updatedAfter ?? null,
+    updatedBefore: filter.updatedBefore ?? null,
+    region: filter.region ?? null,
+    currency: filter.currency ?? null,
+    umaAddress: filter.umaAddress ?? null,
+  };
+}

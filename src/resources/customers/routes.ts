@@ -1,0 +1,46 @@
+import type { OperationHandlers } from '../area.js';
+import { jsonBody, queryOf } from '../../server/validate.js';
+import { contactConfirm, customerCreate, customerListQuery, customerUpdate } from './schemas.js';
+import {
+  confirmContactCode,
+  createCustomer,
+  deleteCustomer,
+  endUserTerms,
+  findCustomer,
+  listCustomers,
+  presentCustomer,
+  sendContactCode,
+  updateCustomer,
+} from './service.js';
+
+/** Customers and Contact Verification operations. */
+export const handlers: OperationHandlers = {
+  createCustomer: async (c) => {
+    const input = await jsonBody(c, customerCreate);
+    return c.json(presentCustomer(createCustomer(c.get('ctx'), c.get('platform'), input)), 201);
+  },
+  listCustomers: (c) => c.json(listCustomers(c.get('ctx'), c.get('platform'), queryOf(c, customerListQuery))),
+  getCustomerById: (c) => c.json(presentCustomer(findCustomer(c.get('ctx'), c.get('platform').id, c.req.param('customerId')!))),
+  updateCustomerById: async (c) => {
+    const input = await jsonBody(c, customerUpdate);
+    return c.json(presentCustomer(updateCustomer(c.get('ctx'), c.get('platform'), c.req.param('customerId')!, input)));
+  },
+  deleteCustomerById: (c) => c.json(presentCustomer(deleteCustomer(c.get('ctx'), c.get('platform'), c.req.param('customerId')!))),
+  getEndUserTerms: (c) => c.json(endUserTerms()),
+  sendCustomerEmailVerification: (c) => {
+    sendContactCode(c.get('ctx'), c.get('platform'), c.req.param('customerId')!, 'email');
+    return c.body(null, 204);
+  },
+  sendCustomerPhoneVerification: (c) => {
+    sendContactCode(c.get('ctx'), c.get('platform'), c.req.param('customerId')!, 'phone');
+    return c.body(null, 204);
+  },
+  confirmCustomerEmailVerification: async (c) => {
+    const { code } = await jsonBody(c, contactConfirm);
+    return c.json(presentCustomer(confirmContactCode(c.get('ctx'), c.get('platform'), c.req.param('customerId')!, 'email', code)));
+  },
+  confirmCustomerPhoneVerification: async (c) => {
+    const { code } = await jsonBody(c, contactConfirm);
+    return c.json(presentCustomer(confirmContactCode(c.get('ctx'), c.get('platform'), c.req.param('customerId')!, 'phone', code)));
+  },
+};

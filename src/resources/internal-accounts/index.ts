@@ -1,0 +1,25 @@
+import type { Area } from '../area.js';
+import { internalAccountMigrations } from './repo.js';
+import { handlers } from './routes.js';
+import { internalAccountRepo } from './service.js';
+
+export {
+  accountTypeOf,
+  accountsOfCustomer,
+  balancesOf,
+  closeCustomerAccounts,
+  fundingInstructions,
+  internalAccountRepo,
+  listInternalAccounts,
+  presentInternalAccount,
+  provisionCustomerAccounts,
+} from './service.js';
+export type { AccountBalances, AccountHolder, InternalAccountFilter, InternalAccountRow, InternalAccountType } from './service.js';
+
+/** Internal accounts: provisioning at customer creation and `GET /customers/internal-accounts`. */
+export const internalAccountsArea: Area = {
+  name: 'internal-accounts',
+  migrations: internalAccountMigrations,
+  handlers,
+  resetPlatform: (ctx, platform) => internalAccountRepo(ctx).removePlatform(platform.id),
+};

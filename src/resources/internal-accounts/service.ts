@@ -1,0 +1,242 @@
+import { createHash } from 'node:crypto';
+import type { SandboxContext } from '../../context.js';
+import { currencyOf, type Currency } from '../../core/money.js';
+import { paginate, type Page } from '../../core/pagination.js';
+import type { Platform } from '../platform/index.js';
+import { InternalAccountRepo, type InternalAccountFilter, type InternalAccountRow } from './repo.js';
+
+/** The contract's `InternalAccountType`. */
+export type InternalAccountType = 'INTERNAL_FIAT' | 'INTERNAL_CRYPTO' | 'EMBEDDED_WALLET';
+
+/** What provisioning needs to know of a customer. */
+export interface AccountHolder {
+  id: string;
+  /** The customer's own `currencies`; the platform's configured currencies when absent or empty. */
+  currencies?: readonly string[] | undefined;
+}
+
+/** Balances of one account in the currency's smallest unit. */
+export interface AccountBalances {
+  /** Spendable now (`balance`). */
+  available: number;
+  /** Including amounts held for pending movements (`totalBalance`). */
+  total: number;
+}
+
+const repos = new WeakMap<SandboxContext, InternalAccountRepo>();
+
+/** The internal-account repo of a context (statements prepared once). */
+export function internalAccountRepo(ctx: SandboxContext): InternalAccountRepo {
+  let repo = repos.get(ctx);
+  if (!repo) {
+    repo = new InternalAccountRepo(ctx.db);
+    repos.set(ctx, repo);
+  }
+  return repo;
+}
+
+/**
+ * THE LEDGER SEAM. The balances of an internal account. Every presented balance comes from
+ * here; today no money moves, so it is zero. The ledger replaces this body with a read of its
+ * postings (available = settled credits - debits - holds; total = settled credits - debits).
+ */
+export function balancesOf(_ctx: SandboxContext, _accountId: string): AccountBalances {
+  return { available: 0, total: 0 };
+}
+
+/** The account type a currency is held in. */
+export function accountTypeOf(currency: string): InternalAccountType {
+  if (currency === 'USDB') return 'EMBEDDED_WALLET';
+  if (currency === 'USDC' || currency === 'BTC' || currency === 'USDT') return 'INTERNAL_CRYPTO';
+  return 'INTERNAL_FIAT';
+}
+
+const fallbackCurrency = (code: string): Currency => ({ code, name: code, symbol: '', decimals: 2 });
+
+/** The contract's `InternalAccount` for a stored row, balances read through `balancesOf`. */
+export function presentInternalAccount(ctx: SandboxContext, row: InternalAccountRow): Record<string, unknown> {
+  const currency = currencyOf(row.currency) ?? fallbackCurrency(row.currency);
+  const balances = balancesOf(ctx, row.id);
+  const out: Record<string, unknown> = { id: row.id };
+  if (row.customer_id !== null) out.customerId = row.customer_id;
+  out.type = row.type;
+  out.status = row.status;
+  out.balance = { amount: balances.available, currency };
+  out.totalBalance = { amount: balances.total, currency };
+  out.fundingPaymentInstructions = JSON.parse(row.funding_payment_instructions) as unknown;
+  out.createdAt = row.created_at;
+  out.updatedAt = row.updated_at;
+  return out;
+}
+
+/**
+ * Creates the customer's missing internal accounts, one per currency (the customer's
+ * `currencies`, or else every currency of the platform's configuration). Idempotent: existing
+ * accounts are kept, only missing ones are added. Call it inside the caller's transaction.
+ * Returns every account of the customer after provisioning.
+ */
+export function provisionCustomerAccounts(ctx: SandboxContext, platform: Platform, customer: AccountHolder): InternalAccountRow[] {
+  const repo = internalAccountRepo(ctx);
+  const wanted = customer.currencies && customer.currencies.length > 0
+    ? customer.currencies
+    : platform.config.supportedCurrencies.map((c) => c.currencyCode);
+  const existing = repo.byOwner(platform.id, customer.id);
+  const have = new Set(existing.map((row) => row.currency));
+  const now = ctx.clock.iso();
+  for (const currency of new Set(wanted)) {
+    if (have.has(currency)) continue;
+    const id = ctx.ids.next('InternalAccount');
+    const row: InternalAccountRow = {
+      id,
+      platform_id: platform.id,
+      customer_id: customer.id,
+      type: accountTypeOf(currency),
+      currency,
+      status: 'ACTIVE',
+      funding_payment_instructions: JSON.stringify(fundingInstructions(id, currency, false)),
+      created_at: now,
+      updated_at: now,
+    };
+    repo.insert(row);
+    existing.push(row);
+  }
+  return existing;
+}
+
+/** Accounts of one customer (none until provisioned). */
+export function accountsOfCustomer(ctx: SandboxContext, platformId: string, customerId: string): InternalAccountRow[] {
+  return internalAccountRepo(ctx).byOwner(platformId, customerId);
+}
+
+/** Closes a customer's accounts (the customer was deleted). Call it inside the caller's transaction. */
+export function closeCustomerAccounts(ctx: SandboxContext, platformId: string, customerId: string): void {
+  internalAccountRepo(ctx).closeOwner(platformId, customerId, ctx.clock.iso());
+}
+
+/** A page of internal accounts in the contract's list shape. */
+export function listInternalAccounts(
+  ctx: SandboxContext,
+  filter: InternalAccountFilter,
+  query: { limit: number; cursor?: string | undefined },
+): Page<Record<string, unknown>> {
+  const repo = internalAccountRepo(ctx);
+  return paginate(
+    query,
+    (request) => repo.page(filter, request),
+    () => repo.count(filter),
+    (row) => row.id,
+    (row) => presentInternalAccount(ctx, row),
+  );
+}
+
+/** Deterministic digits derived from an id: the same account always shows the same instructions. */
+function digitsOf(seed: string, length: number): string {
+  let out = '';
+  let round = 0;
+  while (out.length < length) {
+    const hash = createHash('sha256').update(`${seed}:${round}`).digest();
+    for (const byte of hash) {
+      if (byte < 250) out += String(byte % 10);
+      if (out.length === length) break;
+    }
+    round += 1;
+  }
+  return out;
+}
+
+function hexOf(seed: string, length: number): string {
+  return createHash('sha256').update(seed).digest('hex').repeat(2).slice(0, length);
+}
+
+const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+function base58Of(seed: string, length: number): string {
+  const hash = createHash('sha256').update(seed).digest();
+  let out = '';
+  for (let i = 0; out.length < length; i += 1) out += BASE58[hash[i % hash.length]! % 58];
+  return out;
+}
+
+/** An IBAN with a valid ISO 13616 check (mod 97). */
+function ibanOf(country: string, bban: string): string {
+  const numeric = `${bban}${country}00`.replace(/[A-Z]/g, (ch) => String(ch.charCodeAt(0) - 55));
+  let remainder = 0;
+  for (const digit of numeric) remainder = (remainder * 10 + Number(digit)) % 97;
+  const check = String(98 - remainder).padStart(2, '0');
+  return `${country}${check}${bban}`;
+}
+
+/**
+ * Realistic, deterministic funding payment instructions (the contract's `PaymentInstructions`)
+ * for an account: a bank account, CLABE, IBAN, PIX code or wallet address in the currency,
+ * with the reference that routes a deposit to this account.
+ */
+export function fundingInstructions(accountId: string, currency: string, isPlatformAccount: boolean): Record<string, unknown>[] {
+  const reference = `SBX-${digitsOf(`${accountId}:ref`, 10)}`;
+  const notes = (rail: string) => `Sandbox deposit instructions: send ${currency} over ${rail} and quote the reference ${reference}.`;
+  const wrap = (info: Record<string, unknown>, rail: string) => [
+    { instructionsNotes: notes(rail), isPlatformAccount, accountOrWalletInfo: info },
+  ];
+  switch (currency) {
+    case 'USD':
+      return wrap(
+        {
+          accountType: 'USD_ACCOUNT',
+          accountNumber: digitsOf(`${accountId}:acct`, 12),
+          routingNumber: '021000021',
+          bankName: 'Sandbox Bank, N.A.',
+          bankAccountType: 'CHECKING',
+          paymentRails: ['ACH', 'WIRE', 'RTP', 'FEDNOW'],
+          reference,
+        },
+        'ACH, wire, RTP or FedNow',
+      );
+    case 'EUR':
+      return wrap(
+        {
+          accountType: 'EUR_ACCOUNT',
+          iban: ibanOf('DE', `50010517${digitsOf(`${accountId}:acct`, 10)}`),
+          swiftCode: 'SBXBDEFFXXX',
+          paymentRails: ['SEPA', 'SEPA_INSTANT'],
+          reference,
+        },
+        'SEPA or SEPA Instant',
+      );
+    case 'GBP':
+      return wrap(
+        { accountType: 'GBP_ACCOUNT', sortCode: '040004', accountNumber: digitsOf(`${accountId}:acct`, 8), paymentRails: ['FASTER_PAYMENTS'], reference },
+        'Faster Payments',
+      );
+    case 'MXN':
+      return wrap({ accountType: 'MXN_ACCOUNT', clabeNumber: `646180${digitsOf(`${accountId}:acct`, 12)}`, paymentRails: ['SPEI'], reference }, 'SPEI');
+    case 'BRL':
+      return wrap(
+        { accountType: 'BRL_ACCOUNT', qrCode: `00020126580014br.gov.bcb.pix0136${hexOf(`${accountId}:pix`, 36)}5204000053039865802BR6304${hexOf(`${accountId}:crc`, 4).toUpperCase()}` },
+        'PIX',
+      );
+    case 'INR':
+      return wrap(
+        { accountType: 'INR_ACCOUNT', vpa: `sbx${digitsOf(`${accountId}:vpa`, 10)}@sandbox`, accountNumber: digitsOf(`${accountId}:acct`, 14), ifsc: 'SBXB0000001', paymentRails: ['UPI', 'NEFT', 'RTGS'] },
+        'UPI, NEFT or RTGS',
+      );
+    case 'NGN':
+      return wrap({ accountType: 'NGN_ACCOUNT', accountNumber: digitsOf(`${accountId}:acct`, 10), bankName: 'Sandbox Bank Nigeria', paymentRails: ['BANK_TRANSFER'], reference }, 'bank transfer');
+    case 'PHP':
+      return wrap({ accountType: 'PHP_ACCOUNT', bankName: 'Sandbox Bank Philippines', accountNumber: digitsOf(`${accountId}:acct`, 12), paymentRails: ['BANK_TRANSFER'], reference }, 'bank transfer');
+    case 'USDC':
+      return [
+        { instructionsNotes: notes('Solana'), isPlatformAccount, accountOrWalletInfo: { accountType: 'SOLANA_WALLET', address: base58Of(`${accountId}:sol`, 44), assetType: 'USDC' } },
+        { instructionsNotes: notes('Base'), isPlatformAccount, accountOrWalletInfo: { accountType: 'BASE_WALLET', address: `0x${hexOf(`${accountId}:base`, 40)}`, assetType: 'USDC' } },
+      ];
+    case 'BTC':
+      return [
+        { instructionsNotes: notes('Lightning (Spark)'), isPlatformAccount, accountOrWalletInfo: { accountType: 'SPARK_WALLET', address: `sp1${hexOf(`${accountId}:spark`, 58)}`, assetType: 'BTC' } },
+        { instructionsNotes: notes('Bitcoin L1'), isPlatformAccount, accountOrWalletInfo: { accountType: 'BITCOIN_L1', address: `bc1q${hexOf(`${accountId}:btc`, 38)}`, network: 'BITCOIN' } },
+      ];
+    case 'USDB':
+      return wrap({ accountType: 'SPARK_WALLET', address: `sp1${hexOf(`${accountId}:spark`, 58)}`, assetType: 'USDB' }, 'Spark');
+    default:
+      return [];
+  }
+}
+
+export type { InternalAccountFilter, InternalAccountRow };
