@@ -6,6 +6,7 @@ import { base58, base64, bech32m, createBase58check, hex } from '@scure/base';
 import { composeIBAN } from 'ibantools';
 import { describe, expect, it } from 'vitest';
 import { accountTypeShapes } from '../../src/resources/external-accounts/account-types.generated.js';
+import { assertFitsWebhook } from '../helpers/contract.js';
 import { unique, useSandbox, type Api } from '../helpers/sandbox.js';
 
 const s = useSandbox();
@@ -322,6 +323,17 @@ describe('external accounts: lifecycle', () => {
     expect((await api.post('/platform/external-accounts', usd('555000'))).status).toBe(201);
   });
 
+  it('accepts LIGHTNING_ACCOUNT as the LIGHTNING type, and platformAccountId inside accountInfo as the contract example sends it', async () => {
+    const api = await s.api.newPlatform();
+    const ln = await api.post('/platform/external-accounts', { currency: 'BTC', accountInfo: { accountType: 'LIGHTNING_ACCOUNT', lightningAddress: 'satoshi@wallet.example.com' } });
+    expect(ln.status).toBe(201);
+    expect(ln.body.accountInfo).toEqual({ accountType: 'LIGHTNING', lightningAddress: 'satoshi@wallet.example.com' });
+    const usdAccount = await api.post('/platform/external-accounts', { currency: 'USD', accountInfo: { accountType: 'USD_ACCOUNT', accountNumber: '12345678901', routingNumber: '021000021', platformAccountId: 'ext_acc_123456', beneficiary: person() } });
+    expect(usdAccount.body.platformAccountId).toBe('ext_acc_123456');
+    expect(usdAccount.body.accountInfo.platformAccountId).toBeUndefined();
+    expect(usdAccount.body.accountInfo.paymentRails).toEqual(['ACH', 'WIRE', 'RTP', 'FEDNOW']);
+  });
+
   it('rejects bad envelopes with field errors', async () => {
     const res = await s.api.post('/platform/external-accounts', { currency: 'usd', accountInfo: { accountType: 'IBAN_ACCOUNT' } });
     expect(res.status).toBe(400);
@@ -368,6 +380,18 @@ describe('external accounts: customers', () => {
     // A customer's account is not one of the platform's own.
     expect((await api.get(`/platform/external-accounts/${first.body.id}`)).status).toBe(404);
     expect((await api.delete(`/customers/external-accounts/${first.body.id}`)).status).toBe(204);
+  });
+
+  it('China bank transfers are business-to-business: an individual customer cannot pay to one', async () => {
+    const api = await s.api.newPlatform();
+    const jane = await customer(api);
+    const res = await api.post('/customers/external-accounts', { customerId: jane, currency: 'CNY', accountInfo: { accountType: 'CNY_ACCOUNT', bankName: 'ICBC', accountNumber: '6222021234567891', beneficiary: company() } });
+    expect(res.status).toBe(400);
+    expect(fields(res.body)).toEqual(['customerId']);
+    const biz = await api.post('/customers', { customerType: 'BUSINESS', platformCustomerId: unique('biz'), businessInfo: { legalName: 'Acme Corporation', country: 'US', taxId: '47-1234567', incorporatedOn: '2018-03-14' } });
+    expect(biz.status).toBe(201);
+    const ok = await api.post('/customers/external-accounts', { customerId: biz.body.id, currency: 'CNY', accountInfo: { accountType: 'CNY_ACCOUNT', bankName: 'ICBC', accountNumber: '6222021234567891', beneficiary: company() } });
+    expect(ok.status).toBe(201);
   });
 
   it('an unknown customer, or another platform\'s, is 404', async () => {
@@ -432,6 +456,15 @@ describe('external accounts: counterparty rules and ownership verification', () 
     expect(ok.status).toBe(200);
     expect(ok.body.status).toBe('ACTIVE');
     expect((await api.post(`/platform/external-accounts/${id}/challenge`, { method: 'WALLET_SIGNATURE' })).status).toBe(409);
+
+    // EXTERNAL_ACCOUNT.STATUS_UPDATED at each change: UNVERIFIED, PENDING_OWNERSHIP_VERIFICATION, ACTIVE.
+    const events = await api.get(`/_sandbox/webhooks/deliveries?resourceId=${encodeURIComponent(id)}&type=EXTERNAL_ACCOUNT.STATUS_UPDATED&limit=10`);
+    expect(events.status).toBe(200);
+    const statuses = (events.body.data as { data: { status: string } }[]).map((e) => e.data.status).sort();
+    expect(statuses).toEqual(['ACTIVE', 'PENDING_OWNERSHIP_VERIFICATION', 'UNVERIFIED']);
+    for (const event of events.body.data as { id: string; type: string; timestamp: string; data: unknown }[]) {
+      assertFitsWebhook('external-account-status', { id: event.id, type: event.type, timestamp: event.timestamp, data: event.data });
+    }
   });
 
   it('an expired challenge fails verification (sandbox clock)', async () => {
@@ -478,6 +511,24 @@ describe('external accounts: counterparty rules and ownership verification', () 
     expect(await done.json()).toEqual({ status: 'ACTIVE' });
     expect((await api.get(`/platform/external-accounts/${created.body.id}`)).body.status).toBe('ACTIVE');
     expect((await fetch(challenge.body.verificationLink)).status).toBe(404);
+  });
+
+  it('LIVENESS: a failed check makes the account UNVERIFIED; a new challenge reopens it', async () => {
+    const api = await rulesPlatform();
+    const k = evmKey();
+    const created = await api.post('/customers/external-accounts', wallet('ETHEREUM_WALLET', k.evm, { ownershipType: 'FIRST_PARTY' }));
+    const id = created.body.id;
+    const first = await api.post(`/customers/external-accounts/${id}/challenge`, { method: 'LIVENESS' });
+    const form = new URLSearchParams({ outcome: 'fail' });
+    const failed = await fetch(first.body.verificationLink, { method: 'POST', body: form });
+    expect(failed.status).toBe(200);
+    expect((await api.get(`/customers/external-accounts/${id}`)).body.status).toBe('UNVERIFIED');
+    const second = await api.post(`/customers/external-accounts/${id}/challenge`, { method: 'LIVENESS' });
+    expect(second.body.verificationLink).not.toBe(first.body.verificationLink);
+    expect((await api.get(`/customers/external-accounts/${id}`)).body.status).toBe('PENDING_OWNERSHIP_VERIFICATION');
+    // The first link is spent; a WALLET_SIGNATURE verify has no challenge to answer while LIVENESS is open.
+    expect((await fetch(first.body.verificationLink)).status).toBe(404);
+    expect((await api.post(`/customers/external-accounts/${id}/verify`, { signature: '0x00' })).status).toBe(409);
   });
 
   it('challenges apply only to FIRST_PARTY self-custody wallets', async () => {

@@ -127,25 +127,19 @@ function partialName(name: string): string {
 }
 
 function present(row: ExternalAccountRow): ExternalAccount {
-  const out: ExternalAccount = {
+  // Field order as the contract lists them; absent optional fields are omitted, not null.
+  return {
     id: row.id,
+    ...(row.customer_id !== null ? { customerId: row.customer_id } : {}),
     status: row.status,
+    ...(row.platform_account_id !== null ? { platformAccountId: row.platform_account_id } : {}),
+    ...(row.ownership_type !== null ? { ownershipType: row.ownership_type } : {}),
     currency: row.currency,
     defaultUmaDepositAccount: row.default_uma_deposit === 1,
+    ...(row.beneficiary_verification_status !== null ? { beneficiaryVerificationStatus: row.beneficiary_verification_status } : {}),
+    ...(row.beneficiary_verified_name !== null ? { beneficiaryVerifiedData: { fullName: row.beneficiary_verified_name } } : {}),
     accountInfo: JSON.parse(row.account_info) as ExternalAccount['accountInfo'],
   };
-  if (row.customer_id !== null) out.customerId = row.customer_id;
-  if (row.platform_account_id !== null) out.platformAccountId = row.platform_account_id;
-  if (row.ownership_type !== null) out.ownershipType = row.ownership_type;
-  if (row.beneficiary_verification_status !== null) out.beneficiaryVerificationStatus = row.beneficiary_verification_status;
-  if (row.beneficiary_verified_name !== null) out.beneficiaryVerifiedData = { fullName: row.beneficiary_verified_name };
-  // Reorder so the wire object reads id, customerId, status, ... as the contract lists them.
-  const { id, customerId, status, platformAccountId, ownershipType, currency, defaultUmaDepositAccount, beneficiaryVerificationStatus, beneficiaryVerifiedData, accountInfo } = out;
-  return Object.fromEntries(
-    Object.entries({ id, customerId, status, platformAccountId, ownershipType, currency, defaultUmaDepositAccount, beneficiaryVerificationStatus, beneficiaryVerifiedData, accountInfo }).filter(
-      ([, v]) => v !== undefined,
-    ),
-  ) as unknown as ExternalAccount;
 }
 
 /** The validated route of an account: destination country and the rails it is paid on. */
@@ -350,7 +344,9 @@ function rowFor(ctx: SandboxContext, platformId: string, id: string, scope: Scop
 
 /** Creates an external account: shape, formats, corridor, counterparty rules, beneficiary check; one transaction. */
 export function createExternalAccount(ctx: SandboxContext, platform: Platform, input: ExternalAccountCreate, scope: Scope): ExternalAccount {
-  const shape = checkAccountInfoShape(input.accountInfo);
+  // API.md lists LIGHTNING_ACCOUNT; the contract maps it onto the LIGHTNING shape, whose accountType is LIGHTNING.
+  const requested = input.accountInfo.accountType === 'LIGHTNING_ACCOUNT' ? { ...input.accountInfo, accountType: 'LIGHTNING' } : input.accountInfo;
+  const shape = checkAccountInfoShape(requested);
   if (!shape.ok) throw invalidInput('The external account is not valid.', shape.errors);
   const info = shape.accountInfo;
   const { route, errors } = checkSemantics(info, input.currency);
@@ -372,7 +368,15 @@ export function createExternalAccount(ctx: SandboxContext, platform: Platform, i
   if (errors.length) throw invalidInput('The external account is not valid.', errors);
 
   const customerId = input.customerId ?? null;
-  if (customerId !== null) getCustomer(ctx, platform.id, customerId);
+  if (customerId !== null) {
+    const customer = getCustomer(ctx, platform.id, customerId);
+    // API.md: China's Bank Transfer is business-to-business only; the paying customer must be a business too.
+    if (info.accountType === 'CNY_ACCOUNT' && route.rails?.[0] === 'BANK_TRANSFER' && customer.customerType !== 'BUSINESS') {
+      throw invalidInput('The external account is not valid.', [
+        { field: 'customerId', constraint: { rule: 'business-to-business' }, message: 'China bank transfers are business-to-business only: the customer must be a BUSINESS.' },
+      ]);
+    }
+  }
 
   const paymentRails = route.rails;
   const accountInfo: Record<string, unknown> = { ...info };
