@@ -7,6 +7,7 @@ import { platformService, type Platform } from './resources/platform/index.js';
 import { BASE_PATH, createApp } from './server/app.js';
 import { createLogger, silentLogger, type LogFormat, type Logger } from './server/logger.js';
 import { resetPlatformData } from './sandbox/reset.js';
+import { stopWebhookDelivery } from './events/index.js';
 
 /** Credentials of the default platform when none are given. */
 export const DEFAULT_CLIENT_ID = 'sandbox-client-id';
@@ -97,6 +98,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
         if (closed) return;
         closed = true;
         ctx.scheduler.stop();
+        await stopWebhookDelivery(ctx);
         await new Promise<void>((resolve) => {
           running.close(() => resolve());
           running.closeIdleConnections();
@@ -107,6 +109,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   } catch (error) {
     server?.close();
     ctx.scheduler.stop();
+    await stopWebhookDelivery(ctx);
     ctx.db.close();
     throw error;
   }

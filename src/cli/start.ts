@@ -35,12 +35,12 @@ export async function runStart(options: StartOptions): Promise<void> {
     if (error instanceof ListenError || error instanceof StoreOpenError) throw new CliError(error.message);
     throw error;
   }
-  // CI waits for exactly this line.
-  process.stdout.write(`service-sandbox ready at ${sandbox.baseUrl}\n`);
+  // CI waits for exactly this line; the banner goes out in the same write.
+  let banner = `service-sandbox ready at ${sandbox.baseUrl}\n`;
   if (options.logFormat === 'pretty') {
     const secret = options.secretIsDefault ? options.clientSecret : '(the one you set; not printed)';
     const auth = options.secretIsDefault ? `${options.clientId}:${options.clientSecret}` : `${options.clientId}:$SERVICE_SANDBOX_CLIENT_SECRET`;
-    process.stdout.write(
+    banner +=
       [
         `  ${chalk.dim('client id     ')} ${options.clientId}`,
         `  ${chalk.dim('client secret ')} ${secret}`,
@@ -52,8 +52,11 @@ export async function runStart(options: StartOptions): Promise<void> {
         `       npx service-sandbox reset${options.port === 8080 ? '' : ` --url ${sandbox.origin}`}`,
         `  ${chalk.dim('stop with Ctrl-C')}`,
         '',
-      ].join('\n') + '\n',
-    );
+      ].join('\n') + '\n';
+  }
+  process.stdout.write(banner);
+  if (options.logFormat === 'json') {
+    logger.info('started', { baseUrl: sandbox.baseUrl, clientId: options.clientId, database: options.db, controlPlane: `${sandbox.origin}/_sandbox` });
   }
   const running = sandbox;
   let stopping = false;

@@ -21,6 +21,31 @@ export const outboxMigrations: Migration[] = [
     CREATE INDEX events_platform ON events (platform_id, seq);
     CREATE INDEX events_resource ON events (platform_id, resource_id, seq);`,
   },
+  {
+    // Webhook delivery state of each event, and the log of every delivery attempt.
+    id: 'outbox-002',
+    sql: `ALTER TABLE events ADD COLUMN delivery_state TEXT NOT NULL DEFAULT 'PENDING';
+    ALTER TABLE events ADD COLUMN attempt_count INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE events ADD COLUMN next_attempt_at TEXT;
+    ALTER TABLE events ADD COLUMN retry_job_id TEXT;
+    ALTER TABLE events ADD COLUMN delivered_at TEXT;
+    CREATE INDEX events_delivery ON events (delivery_state, seq);
+    CREATE TABLE webhook_attempts (
+      seq INTEGER PRIMARY KEY AUTOINCREMENT,
+      event_id TEXT NOT NULL,
+      platform_id TEXT NOT NULL,
+      attempt INTEGER NOT NULL,
+      attempted_at TEXT NOT NULL,
+      url TEXT NOT NULL,
+      outcome TEXT NOT NULL,
+      response_status INTEGER,
+      error TEXT,
+      latency_ms REAL NOT NULL,
+      response_excerpt TEXT
+    );
+    CREATE INDEX webhook_attempts_event ON webhook_attempts (event_id, seq);
+    CREATE INDEX webhook_attempts_platform ON webhook_attempts (platform_id);`,
+  },
 ];
 
 /** An event as recorded. `data` is the full resource as its GET returns it. */

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { SandboxContext } from '../context.js';
 import type { Area } from '../resources/area.js';
 import { platformService } from '../resources/platform/index.js';
+import { webhookControlRoutes } from '../resources/webhooks/index.js';
 import { basicAuth } from '../server/auth.js';
 import type { AppEnv } from '../server/env.js';
 import { jsonBody } from '../server/validate.js';
@@ -42,6 +43,8 @@ export function controlPlane(ctx: SandboxContext, areas: readonly Area[]): Hono<
     ctx.scheduler.advance(seconds);
     return c.json({ now: ctx.clock.iso() });
   });
+
+  app.route('/webhooks', webhookControlRoutes(ctx));
 
   app.post('/reset', (c) => {
     const platform = c.get('platform');

@@ -28,18 +28,19 @@ function pathOf(request: Request): string {
   return normalizePath(query < 0 ? url.slice(start) : url.slice(start, query));
 }
 
-const isParam = (segment: string) => segment.startsWith('{');
+const shapeOf = (path: string) => path.split('/').map((segment) => (segment.startsWith('{') ? 1 : 0));
 
-/** Static segments sort before parameters, so `/customers/end-user-terms` wins over `/customers/{customerId}`. */
+/**
+ * A total order on paths: compared segment by segment, a static segment sorts before a
+ * parameter, so `/customers/end-user-terms` wins over `/customers/{customerId}`.
+ */
 function bySpecificity(a: string, b: string): number {
-  const as = a.split('/');
-  const bs = b.split('/');
+  const as = shapeOf(a);
+  const bs = shapeOf(b);
   for (let i = 0; i < Math.min(as.length, bs.length); i += 1) {
-    const ap = isParam(as[i]!);
-    const bp = isParam(bs[i]!);
-    if (ap !== bp) return ap ? 1 : -1;
+    if (as[i] !== bs[i]) return as[i]! - bs[i]!;
   }
-  return 0;
+  return as.length - bs.length;
 }
 
 /** Which contract operations have a handler, and which answer 501. */

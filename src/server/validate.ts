@@ -46,7 +46,7 @@ export function fieldErrors(error: z.ZodError, prefix = ''): FieldError[] {
 
 /** Validates `value` against `schema`, or throws `400 INVALID_INPUT` with every field error. */
 export function parseWith<S extends z.ZodType>(schema: S, value: unknown, what = 'request', prefix = ''): z.infer<S> {
-  const result = schema.safeParse(value);
+  const result = schema.safeParse(value, { reportInput: true });
   if (result.success) return result.data;
   throw new ApiError(400, ErrorCode.INVALID_INPUT, `The ${what} is not valid.`, { errors: fieldErrors(result.error, prefix) });
 }

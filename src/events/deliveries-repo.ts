@@ -1,0 +1,195 @@
+import type { Db } from '../store/db.js';
+
+/**
+ * Delivery state of an event (the `events.delivery_state` column):
+ * PENDING (due now), SENDING (an attempt is in flight), RETRYING (waiting for its retry job),
+ * DELIVERED, FAILED (every attempt of the round failed), NO_ENDPOINT (the platform had no
+ * webhook endpoint when the event came up; `replay` sends it once one is set).
+ */
+export type DeliveryState = 'PENDING' | 'SENDING' | 'RETRYING' | 'DELIVERED' | 'FAILED' | 'NO_ENDPOINT';
+
+/** An event with its delivery state, as the delivery worker reads it. */
+export interface DeliveryRow {
+  seq: number;
+  id: string;
+  platform_id: string;
+  type: string;
+  resource_id: string | null;
+  data: string;
+  created_at: string;
+  delivery_state: DeliveryState;
+  attempt_count: number;
+  next_attempt_at: string | null;
+  retry_job_id: string | null;
+  delivered_at: string | null;
+}
+
+/** One logged attempt. */
+export interface AttemptRow {
+  seq: number;
+  event_id: string;
+  platform_id: string;
+  attempt: number;
+  attempted_at: string;
+  url: string;
+  outcome: 'SUCCEEDED' | 'FAILED';
+  response_status: number | null;
+  error: string | null;
+  latency_ms: number;
+  response_excerpt: string | null;
+}
+
+/** Filters of the deliveries list. */
+export interface DeliveryFilter {
+  platformId: string;
+  type?: string | undefined;
+  resourceId?: string | undefined;
+  /** ISO timestamp: events created at or after it. */
+  since?: string | undefined;
+  state?: DeliveryState | undefined;
+}
+
+/** The only SQL of webhook delivery: the events' delivery columns and the attempts log. */
+export class DeliveriesRepo {
+  private readonly readyStmt;
+  private readonly byIdStmt;
+  private readonly markSendingStmt;
+  private readonly setStateStmt;
+  private readonly markDeliveredStmt;
+  private readonly markRetryingStmt;
+  private readonly dueAgainStmt;
+  private readonly recoverStmt;
+  private readonly insertAttemptStmt;
+  private readonly attemptsOfStmt;
+  private readonly removeAttemptsStmt;
+
+  constructor(private readonly db: Db) {
+    // Per-resource order: an event waits while an earlier event of the same resource is unfinished.
+    this.readyStmt = db.prepare(
+      `SELECT e.* FROM events e
+       WHERE e.delivery_state = 'PENDING'
+         AND (e.resource_id IS NULL OR NOT EXISTS (
+           SELECT 1 FROM events p
+           WHERE p.platform_id = e.platform_id AND p.resource_id = e.resource_id AND p.seq < e.seq
+             AND p.delivery_state IN ('PENDING', 'SENDING', 'RETRYING')))
+       ORDER BY e.seq LIMIT ?`,
+    );
+    this.byIdStmt = db.prepare('SELECT * FROM events WHERE id = ?');
+    this.markSendingStmt = db.prepare(
+      `UPDATE events SET delivery_state = 'SENDING', attempt_count = CASE WHEN @fresh THEN 1 ELSE attempt_count + 1 END,
+         next_attempt_at = NULL, retry_job_id = NULL
+       WHERE id = @id`,
+    );
+    this.setStateStmt = db.prepare('UPDATE events SET delivery_state = ?, next_attempt_at = NULL, retry_job_id = NULL WHERE id = ?');
+    this.markDeliveredStmt = db.prepare(
+      `UPDATE events SET delivery_state = 'DELIVERED', delivered_at = ?, next_attempt_at = NULL, retry_job_id = NULL WHERE id = ?`,
+    );
+    this.markRetryingStmt = db.prepare(
+      `UPDATE events SET delivery_state = 'RETRYING', next_attempt_at = ?, retry_job_id = ? WHERE id = ?`,
+    );
+    this.dueAgainStmt = db.prepare(
+      `UPDATE events SET delivery_state = 'PENDING', next_attempt_at = NULL, retry_job_id = NULL
+       WHERE id = ? AND delivery_state = 'RETRYING' AND retry_job_id = ?`,
+    );
+    this.recoverStmt = db.prepare(
+      `UPDATE events SET delivery_state = 'PENDING', attempt_count = MAX(attempt_count - 1, 0)
+       WHERE delivery_state = 'SENDING' AND (@id IS NULL OR id = @id)`,
+    );
+    this.insertAttemptStmt = db.prepare(
+      `INSERT INTO webhook_attempts (event_id, platform_id, attempt, attempted_at, url, outcome, response_status, error, latency_ms, response_excerpt)
+       VALUES (@event_id, @platform_id, @attempt, @attempted_at, @url, @outcome, @response_status, @error, @latency_ms, @response_excerpt)`,
+    );
+    this.attemptsOfStmt = db.prepare('SELECT * FROM webhook_attempts WHERE event_id = ? ORDER BY seq');
+    this.removeAttemptsStmt = db.prepare('DELETE FROM webhook_attempts WHERE platform_id = ?');
+  }
+
+  /** Events due for an attempt now, oldest first, never two of one resource out of order. */
+  ready(limit: number): DeliveryRow[] {
+    return this.readyStmt.all(limit) as DeliveryRow[];
+  }
+
+  byId(id: string): DeliveryRow | undefined {
+    return this.byIdStmt.get(id) as DeliveryRow | undefined;
+  }
+
+  /** Marks an attempt as started; `fresh` starts a new round (replay, test). */
+  markSending(id: string, fresh: boolean): void {
+    this.markSendingStmt.run({ id, fresh: fresh ? 1 : 0 });
+  }
+
+  setState(id: string, state: DeliveryState): void {
+    this.setStateStmt.run(state, id);
+  }
+
+  markDelivered(id: string, at: string): void {
+    this.markDeliveredStmt.run(at, id);
+  }
+
+  markRetrying(id: string, nextAttemptAt: string, jobId: string): void {
+    this.markRetryingStmt.run(nextAttemptAt, jobId, id);
+  }
+
+  /** The retry job `jobId` fell due: the event is PENDING again (if it still waits for that job). */
+  dueAgain(id: string, jobId: string): boolean {
+    return this.dueAgainStmt.run(id, jobId).changes > 0;
+  }
+
+  /**
+   * After a crash or a stop mid-attempt, SENDING events (or just `id`) are due again; the cut-short
+   * attempt does not count.
+   */
+  recoverInterrupted(id?: string): number {
+    return this.recoverStmt.run({ id: id ?? null }).changes;
+  }
+
+  insertAttempt(row: Omit<AttemptRow, 'seq'>): void {
+    this.insertAttemptStmt.run(row);
+  }
+
+  attemptsOf(eventId: string): AttemptRow[] {
+    return this.attemptsOfStmt.all(eventId) as AttemptRow[];
+  }
+
+  /** A page of a platform's events, newest first, strictly older than `beforeId`. */
+  list(filter: DeliveryFilter, beforeId: string | undefined, take: number): DeliveryRow[] {
+    const { where, params } = this.where(filter);
+    if (beforeId !== undefined) {
+      where.push('id < @beforeId');
+      params.beforeId = beforeId;
+    }
+    params.take = take;
+    return this.db.prepare(`SELECT * FROM events WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT @take`).all(params) as DeliveryRow[];
+  }
+
+  count(filter: DeliveryFilter): number {
+    const { where, params } = this.where(filter);
+    return (this.db.prepare(`SELECT COUNT(*) AS n FROM events WHERE ${where.join(' AND ')}`).get(params) as { n: number }).n;
+  }
+
+  /** Drops a platform's attempt log (sandbox reset; the outbox drops its events). */
+  removePlatform(platformId: string): void {
+    this.removeAttemptsStmt.run(platformId);
+  }
+
+  private where(filter: DeliveryFilter): { where: string[]; params: Record<string, unknown> } {
+    const where = ['platform_id = @platformId'];
+    const params: Record<string, unknown> = { platformId: filter.platformId };
+    if (filter.type !== undefined) {
+      where.push('type = @type');
+      params.type = filter.type;
+    }
+    if (filter.resourceId !== undefined) {
+      where.push('resource_id = @resourceId');
+      params.resourceId = filter.resourceId;
+    }
+    if (filter.since !== undefined) {
+      where.push('created_at >= @since');
+      params.since = filter.since;
+    }
+    if (filter.state !== undefined) {
+      where.push('delivery_state = @state');
+      params.state = filter.state;
+    }
+    return { where, params };
+  }
+}

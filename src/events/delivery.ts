@@ -1,0 +1,251 @@
+import { EventEmitter } from 'node:events';
+import type { SandboxContext } from '../context.js';
+import { DeliveriesRepo, type AttemptRow, type DeliveryRow } from './deliveries-repo.js';
+import { ATTEMPT_TIMEOUT_MS, MAX_ATTEMPTS, acknowledges, retryDelayMs } from './retry-schedule.js';
+import { SIGNATURE_HEADER, WebhookSigner } from './signing.js';
+
+/** The scheduler job kind that makes a failed event due again. */
+export const RETRY_JOB_KIND = 'webhooks.retry';
+
+/** Attempts in flight at once, across resources (one resource never has two). */
+const MAX_IN_FLIGHT = 16;
+/** How much of a receiver's answer is kept in the attempt log. */
+const EXCERPT_CHARS = 500;
+/** How much of a receiver's answer is read at all. */
+const MAX_RESPONSE_CHARS = 64 * 1024;
+
+/** What one attempt did. */
+export interface AttemptResult {
+  eventId: string;
+  attempt: number;
+  attemptedAt: string;
+  url: string;
+  outcome: 'SUCCEEDED' | 'FAILED';
+  responseStatus: number | null;
+  /** Why a response is missing: `timed out after 5s`, `connection refused`, ... */
+  error: string | null;
+  latencyMs: number;
+  /** The receiver's body, up to 64 KiB (the log keeps its first 500 characters). */
+  responseBody: string | null;
+  /** What happens next: delivered, a retry at `nextAttemptAt`, or given up. */
+  state: 'DELIVERED' | 'RETRYING' | 'FAILED';
+  nextAttemptAt: string | null;
+}
+
+/** Activity the worker reports (for `webhooks tail`). */
+export type DeliveryActivity =
+  | { kind: 'attempt'; platformId: string; type: string; resourceId: string | null; result: AttemptResult }
+  | { kind: 'no-endpoint'; platformId: string; eventId: string; type: string; resourceId: string | null };
+
+/** Options of the delivery worker. */
+export interface DeliveryOptions {
+  /** The platform's webhook endpoint at the time of an attempt, if it has one. */
+  endpointOf(platformId: string): string | undefined;
+}
+
+/** The exact bytes delivered for an event: the envelope `{id, type, timestamp, data}`. */
+export function envelopeOf(row: Pick<DeliveryRow, 'id' | 'type' | 'created_at' | 'data'>): string {
+  return `{"id":${JSON.stringify(row.id)},"type":${JSON.stringify(row.type)},"timestamp":${JSON.stringify(row.created_at)},"data":${row.data}}`;
+}
+
+/** A readable reason for a failed fetch. */
+function describeFailure(error: unknown): string {
+  const err = error as { name?: string; message?: string; cause?: { code?: string; message?: string } };
+  if (err?.name === 'TimeoutError') return `timed out after ${ATTEMPT_TIMEOUT_MS / 1000}s`;
+  const code = err?.cause?.code;
+  if (code === 'ECONNREFUSED') return 'connection refused';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'host not found';
+  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') return 'connection reset';
+  return err?.cause?.message ?? err?.message ?? String(error);
+}
+
+/** Reads at most MAX_RESPONSE_CHARS of a response body. */
+async function readBody(response: Response): Promise<string> {
+  if (!response.body) return '';
+  const decoder = new TextDecoder();
+  let text = '';
+  const reader = response.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    text += decoder.decode(value, { stream: true });
+    if (text.length >= MAX_RESPONSE_CHARS) {
+      await reader.cancel();
+      return text.slice(0, MAX_RESPONSE_CHARS);
+    }
+  }
+  return text + decoder.decode();
+}
+
+/**
+ * Delivers the outbox to each platform's webhook endpoint: at least once, signed, in order per
+ * resource, retried on the sandbox clock. The HTTP work is async and outside any transaction;
+ * the scheduler's retry job only marks an event due again and wakes the worker.
+ */
+export class WebhookDelivery {
+  readonly signer: WebhookSigner;
+  readonly repo: DeliveriesRepo;
+  /** Emits `activity` (DeliveryActivity) and `stop`. */
+  readonly events = new EventEmitter();
+  private readonly inFlight = new Map<string, Promise<unknown>>();
+  private readonly stopping = new AbortController();
+  private pumpQueued = false;
+  private stopped = false;
+  private readonly unsubscribe: () => void;
+
+  constructor(
+    private readonly ctx: SandboxContext,
+    private readonly options: DeliveryOptions,
+  ) {
+    this.events.setMaxListeners(0);
+    this.signer = WebhookSigner.forDatabase(ctx.meta, ctx.tx);
+    this.repo = new DeliveriesRepo(ctx.db);
+    ctx.scheduler.register(RETRY_JOB_KIND, (job) => {
+      const { eventId } = job.payload as { eventId: string };
+      if (this.repo.dueAgain(eventId, job.id)) this.kick();
+    });
+    this.unsubscribe = ctx.outbox.subscribe(() => this.kick());
+    // Restart resumes: attempts cut short by a stop or crash are due again, then every PENDING event.
+    ctx.tx(() => this.repo.recoverInterrupted());
+    this.kick();
+  }
+
+  /** Wakes the worker on the next turn of the event loop (after the current transaction). */
+  kick(): void {
+    if (this.pumpQueued || this.stopped) return;
+    this.pumpQueued = true;
+    setImmediate(() => {
+      this.pumpQueued = false;
+      this.pump();
+    });
+  }
+
+  /**
+   * Attempts one event now, outside the queue's order (test webhook, replay), starting a new
+   * round of attempts. `retry: false` marks it FAILED if this one attempt fails.
+   * Returns undefined when the platform has no endpoint.
+   */
+  async deliverNow(eventId: string, options: { retry: boolean }): Promise<AttemptResult | undefined> {
+    const row = this.repo.byId(eventId);
+    if (!row) throw new Error(`no event ${eventId}`);
+    const url = this.options.endpointOf(row.platform_id);
+    if (!url) return undefined;
+    this.ctx.tx(() => {
+      if (row.retry_job_id) this.ctx.jobs.remove(row.retry_job_id);
+      this.repo.markSending(eventId, true);
+    });
+    return this.track(eventId, this.attempt({ ...row, attempt_count: 1 }, url, options.retry));
+  }
+
+  /** Whether an attempt of this event is in flight. */
+  isSending(eventId: string): boolean {
+    return this.inFlight.has(eventId);
+  }
+
+  /** Stops taking work, aborts attempts in flight (their events stay due) and waits for them. */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.unsubscribe();
+    this.stopping.abort();
+    await Promise.allSettled([...this.inFlight.values()]);
+    this.events.emit('stop');
+  }
+
+  private pump(): void {
+    if (this.stopped) return;
+    const room = MAX_IN_FLIGHT - this.inFlight.size;
+    if (room <= 0) return;
+    for (const row of this.repo.ready(room)) {
+      const url = this.options.endpointOf(row.platform_id);
+      if (!url) {
+        this.repo.setState(row.id, 'NO_ENDPOINT');
+        this.events.emit('activity', {
+          kind: 'no-endpoint', platformId: row.platform_id, eventId: row.id, type: row.type, resourceId: row.resource_id,
+        } satisfies DeliveryActivity);
+        continue;
+      }
+      this.repo.markSending(row.id, false);
+      this.track(row.id, this.attempt({ ...row, attempt_count: row.attempt_count + 1 }, url, true));
+    }
+  }
+
+  private track<T>(eventId: string, work: Promise<T>): Promise<T> {
+    const settled = work.finally(() => {
+      this.inFlight.delete(eventId);
+      this.kick();
+    });
+    this.inFlight.set(eventId, settled.catch(() => undefined));
+    return settled;
+  }
+
+  /** One HTTP attempt, then its outcome recorded in one transaction. */
+  private async attempt(row: DeliveryRow, url: string, retry: boolean): Promise<AttemptResult | undefined> {
+    const body = envelopeOf(row);
+    const attemptedAt = this.ctx.clock.iso();
+    const started = performance.now();
+    let responseStatus: number | null = null;
+    let responseBody: string | null = null;
+    let error: string | null = null;
+    try {
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', [SIGNATURE_HEADER]: this.signer.header(body), 'User-Agent': 'service-sandbox-webhooks' },
+        body,
+        redirect: 'manual',
+        signal: AbortSignal.any([AbortSignal.timeout(ATTEMPT_TIMEOUT_MS), this.stopping.signal]),
+      });
+      responseStatus = response.status;
+      responseBody = await readBody(response);
+    } catch (failure) {
+      if (this.stopping.signal.aborted) {
+        // Cut short by shutdown: not an attempt; the event is due again at the next start.
+        this.ctx.tx(() => this.repo.recoverInterrupted(row.id));
+        return undefined;
+      }
+      error = describeFailure(failure);
+    }
+    const latencyMs = Math.round((performance.now() - started) * 100) / 100;
+    const succeeded = responseStatus !== null && acknowledges(responseStatus);
+    if (responseStatus !== null && !succeeded) error = `HTTP ${responseStatus}`;
+    return this.ctx.tx(() => {
+      const current = this.repo.byId(row.id);
+      if (!current) return undefined; // reset while in flight
+      const attempt: Omit<AttemptRow, 'seq'> = {
+        event_id: row.id,
+        platform_id: row.platform_id,
+        attempt: row.attempt_count,
+        attempted_at: attemptedAt,
+        url,
+        outcome: succeeded ? 'SUCCEEDED' : 'FAILED',
+        response_status: responseStatus,
+        error,
+        latency_ms: latencyMs,
+        response_excerpt: responseBody === null ? null : responseBody.slice(0, EXCERPT_CHARS),
+      };
+      this.repo.insertAttempt(attempt);
+      let state: AttemptResult['state'];
+      let nextAttemptAt: string | null = null;
+      if (succeeded) {
+        state = 'DELIVERED';
+        this.repo.markDelivered(row.id, this.ctx.clock.iso());
+      } else if (!retry || row.attempt_count >= MAX_ATTEMPTS) {
+        state = 'FAILED';
+        this.repo.setState(row.id, 'FAILED');
+      } else {
+        state = 'RETRYING';
+        const job = this.ctx.scheduler.schedule(row.platform_id, RETRY_JOB_KIND, retryDelayMs(row.attempt_count), { eventId: row.id });
+        nextAttemptAt = new Date(job.dueAt).toISOString();
+        this.repo.markRetrying(row.id, nextAttemptAt, job.id);
+      }
+      const result: AttemptResult = {
+        eventId: row.id, attempt: row.attempt_count, attemptedAt, url, outcome: attempt.outcome, responseStatus, error, latencyMs,
+        responseBody, state, nextAttemptAt,
+      };
+      this.events.emit('activity', {
+        kind: 'attempt', platformId: row.platform_id, type: row.type, resourceId: row.resource_id, result,
+      } satisfies DeliveryActivity);
+      return result;
+    });
+  }
+}

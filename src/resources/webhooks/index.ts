@@ -1,0 +1,24 @@
+import { registerTriggerProducer, startWebhookDelivery, webhookDelivery } from '../../events/index.js';
+import type { Area } from '../area.js';
+import { platformService } from '../platform/index.js';
+import { handlers } from './routes.js';
+
+export { webhookControlRoutes } from './routes.js';
+export { WebhooksService, webhooksService, WebhookErrorCode, type DeliveryView, type AttemptView } from './service.js';
+
+// `webhooks trigger TEST`: a TEST event with the contract's empty data, delivered like any other.
+registerTriggerProducer('TEST', (ctx, { platform }) => ctx.tx(() => ctx.outbox.append(platform.id, 'TEST', null, {})));
+
+/**
+ * Webhooks: starts the delivery worker at sandbox start, serves `POST /sandbox/webhooks/test`;
+ * the control plane mounts `webhookControlRoutes` at `/_sandbox/webhooks`.
+ */
+export const webhooksArea: Area = {
+  name: 'webhooks',
+  migrations: [],
+  handlers,
+  init: (ctx) => {
+    startWebhookDelivery(ctx, { endpointOf: (platformId) => platformService(ctx).byId(platformId)?.config.webhookEndpoint });
+  },
+  resetPlatform: (ctx, platform) => webhookDelivery(ctx).repo.removePlatform(platform.id),
+};
