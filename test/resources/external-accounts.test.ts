@@ -158,6 +158,39 @@ describe('external accounts: every accountType', () => {
   }
 });
 
+describe('external accounts: identifier formats', () => {
+  const brl = (pixKey: string, pixKeyType: string) => ({ currency: 'BRL', accountInfo: { accountType: 'BRL_ACCOUNT', pixKey, pixKeyType, taxId: '12345678000199', beneficiary: company() } });
+  const formats: [string, Record<string, unknown>, string | undefined][] = [
+    ['PIX PHONE key', brl('+5511987654321', 'PHONE'), undefined],
+    ['PIX PHONE key without area code', brl('+55987654', 'PHONE'), 'accountInfo.pixKey'],
+    ['PIX RANDOM key', brl('123e4567-e89b-42d3-a456-426614174000', 'RANDOM'), undefined],
+    ['PIX RANDOM key that is no UUID', brl('random-key', 'RANDOM'), 'accountInfo.pixKey'],
+    ['PIX CNPJ key', brl('12345678000199', 'CNPJ'), undefined],
+    ['PIX CPF key with a CNPJ', brl('12345678000199', 'CPF'), 'accountInfo.pixKey'],
+    ['IBAN with letters where the country has digits', { currency: 'EUR', accountInfo: { accountType: 'EUR_ACCOUNT', iban: 'NL91ABNA041716430A', beneficiary: person() } }, 'accountInfo.iban'],
+    ['IBAN of a country without IBANs', { currency: 'EUR', accountInfo: { accountType: 'EUR_ACCOUNT', iban: 'US12345678901234567', beneficiary: person() } }, 'accountInfo.iban'],
+    ['Solana key of 31 bytes', { currency: 'USDC', accountInfo: { accountType: 'SOLANA_WALLET', address: base58.encode(new Uint8Array(31).fill(7)) } }, 'accountInfo.address'],
+    ['intermediary routing number failing the ABA checksum', { currency: 'USD', accountInfo: { accountType: 'USD_ACCOUNT', accountNumber: '42', routingNumber: '021000021', intermediaryRoutingNumber: '123456789', beneficiary: person() } }, 'accountInfo.intermediaryRoutingNumber'],
+    ['BOLT12 offer', { currency: 'BTC', accountInfo: { accountType: 'LIGHTNING', bolt12: 'lno1qcp4256ypqpq86q2pucnq42ngssx2an9wfujqerp0y2pqun4wd68jtn00fkxzcnn9ehhyec6qgqsz' } }, undefined],
+    ['BOLT11 invoice', { currency: 'BTC', accountInfo: { accountType: 'LIGHTNING', invoice: 'lnbc15u1p3xnhl2pp5jptserfk3zk4qy42tlucycrfwxhydvlemu9pqr93tuzlv9cc7g3sdqsvfhkcap3xyhx7un8cqzpgxqzjcsp5f8c52y2stc300gl6s4xswtjpc37hrnnr3c9wvtgjfuvqmpm35evq9qyyssqy4lgd8tj637qcjp05rdpxxykjenthxftej7a2zzmwrmrl70fyj9hvj0rewhzj7jfyuwkwcg9g2jpwtk3wkjtwnkdks84hsnu8xps5vsq4gj5hs' } }, undefined],
+    ['lightning address with capitals', { currency: 'BTC', accountInfo: { accountType: 'LIGHTNING', lightningAddress: 'John@Wallet.com' } }, 'accountInfo.lightningAddress'],
+    ['Tron address in another base58 version', { currency: 'USDT', accountInfo: { accountType: 'TRON_WALLET', address: base58check.encode(new Uint8Array([0x00, ...new Uint8Array(20).fill(1)])) } }, 'accountInfo.address'],
+    ['beneficiary email', { currency: 'USD', accountInfo: { accountType: 'USD_ACCOUNT', accountNumber: '43', routingNumber: '021000021', beneficiary: person({ email: 'not-an-email' }) } }, 'accountInfo.beneficiary.email'],
+    ['beneficiary address without postal code', { currency: 'USD', accountInfo: { accountType: 'USD_ACCOUNT', accountNumber: '44', routingNumber: '021000021', beneficiary: person({ address: { line1: '1 Main St', country: 'US' } }) } }, 'accountInfo.beneficiary.address.postalCode'],
+  ];
+  for (const [name, body, field] of formats) {
+    it(`${name}: ${field ? `rejected on ${field}` : 'accepted'}`, async () => {
+      const res = await s.api.post('/platform/external-accounts', body);
+      if (field === undefined) {
+        expect(res.status, JSON.stringify(res.body)).toBe(201);
+      } else {
+        expect(res.status).toBe(400);
+        expect(fields(res.body)).toEqual([field]);
+      }
+    });
+  }
+});
+
 describe('external accounts: corridors', () => {
   const eur = (ibanValue: string) => ({ currency: 'EUR', accountInfo: { accountType: 'EUR_ACCOUNT', iban: ibanValue, beneficiary: person() } });
   const swift = (country: string, currency = 'USD', extra: Record<string, unknown> = {}) => ({

@@ -152,7 +152,8 @@ interface Route {
 function checkSemantics(info: Record<string, any>, currency: string): { route: Route; errors: FieldError[] } {
   const errors: FieldError[] = [];
   const add = (field: string, message: string | undefined, constraint: Record<string, unknown> = { format: field.split('.').pop() }) => {
-    if (message) errors.push({ field, constraint, message });
+    // One error per field: the first (most basic) problem is the one to fix.
+    if (message && !errors.some((error) => error.field === field)) errors.push({ field, constraint, message });
   };
   const accountType: string = info.accountType;
   const shape = accountTypeShapes[accountType]!;
