@@ -29,9 +29,10 @@ const iban = (country: string, bban: string) => composeIBAN({ countryCode: count
 const encoder = new TextEncoder();
 const base58check = createBase58check(sha256);
 
-/** A fresh secp256k1 key and the wallet addresses it controls. */
-function evmKey() {
+/** A fresh secp256k1 key and the wallet addresses it controls (never one whose EVM address ends in a 1xx rule suffix). */
+function evmKey(): { secret: Uint8Array; evm: string; tron: string; spark: string } {
   const secret = secp256k1.utils.randomSecretKey();
+  if (/10[2-7]$/.test(hex.encode(keccak_256(secp256k1.getPublicKey(secret, false).slice(1)).slice(12)))) return evmKey();
   const publicKey = secp256k1.getPublicKey(secret, false);
   const body = keccak_256(publicKey.slice(1)).slice(12);
   return {
@@ -344,6 +345,16 @@ describe('external accounts: lifecycle', () => {
     expect((await api.get(`/platform/external-accounts/${ids[0]}`)).status).toBe(404);
     expect((await api.delete(`/platform/external-accounts/${ids[0]}`)).status).toBe(404);
     expect((await api.get('/platform/external-accounts')).body.totalCount).toBe(5);
+  });
+
+  it('a sandbox reset removes the platform\'s accounts only', async () => {
+    const api = await s.api.newPlatform();
+    const other = await s.api.newPlatform();
+    await api.post('/platform/external-accounts', usd('700001'));
+    await other.post('/platform/external-accounts', usd('700001'));
+    expect((await api.post('/_sandbox/reset')).status).toBe(200);
+    expect((await api.get('/platform/external-accounts')).body.totalCount).toBe(0);
+    expect((await other.get('/platform/external-accounts')).body.totalCount).toBe(1);
   });
 
   it('refuses a duplicate with 409, and accepts the same account again once deleted', async () => {
