@@ -365,6 +365,10 @@ describe('external accounts: lifecycle', () => {
     expect(b.body.code).toBe('CONFLICT');
     await api.delete(`/platform/external-accounts/${a.body.id}`);
     expect((await api.post('/platform/external-accounts', usd('555000'))).status).toBe(201);
+    // One EVM address in two letter cases is one wallet.
+    const checksummed = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
+    expect((await api.post('/platform/external-accounts', { currency: 'USDC', accountInfo: { accountType: 'BASE_WALLET', address: checksummed } })).status).toBe(201);
+    expect((await api.post('/platform/external-accounts', { currency: 'USDC', accountInfo: { accountType: 'BASE_WALLET', address: checksummed.toLowerCase() } })).status).toBe(409);
   });
 
   it('accepts LIGHTNING_ACCOUNT as the LIGHTNING type, and platformAccountId inside accountInfo as the contract example sends it', async () => {

@@ -383,7 +383,9 @@ export function createExternalAccount(ctx: SandboxContext, platform: Platform, i
   const accountInfo: Record<string, unknown> = { ...info };
   if (paymentRails && accountTypeShapes[String(info.accountType)]?.paymentRails) accountInfo.paymentRails = paymentRails;
   const identifier = primaryIdentifierOf(info, paymentRails);
-  const identityKey = JSON.stringify([info.accountType, input.currency, identifier, ...identityFields.map((f) => (typeof info[f] === 'string' ? (info[f] as string).toLowerCase() : null))]);
+  // EVM addresses are one address in any letter case (EIP-55 only adds a checksum).
+  const identity = wallet?.chain === 'EVM' ? identifier.toLowerCase() : identifier;
+  const identityKey = JSON.stringify([info.accountType, input.currency, identity, ...identityFields.map((f) => (typeof info[f] === 'string' ? (info[f] as string).toLowerCase() : null))]);
 
   // sandbox-rules.md: beneficiary-name verification at creation, by the 1xx suffix of the primary identifier.
   const name = beneficiaryName(info.beneficiary as Record<string, unknown> | undefined);
