@@ -489,6 +489,9 @@ describe('external accounts: counterparty rules and ownership verification', () 
     expect(created.body.status).toBe('PENDING_OWNERSHIP_VERIFICATION');
     const id = created.body.id;
     expect((await api.post(`/platform/external-accounts/${id}/verify`, { signature: '0x00' })).status).toBe(409);
+    const stranger = await s.api.newPlatform();
+    expect((await stranger.post(`/platform/external-accounts/${id}/challenge`, { method: 'WALLET_SIGNATURE' })).status).toBe(404);
+    expect((await stranger.post(`/customers/external-accounts/${id}/verify`, { signature: '0x00' })).status).toBe(404);
 
     const challenge = await api.post(`/platform/external-accounts/${id}/challenge`, { method: 'WALLET_SIGNATURE' });
     expect(challenge.status).toBe(201);
