@@ -16,6 +16,9 @@ const defaultRandom: RandomSource = (bytes) => {
 export class IdGenerator {
   private lastMs = -1;
   private counter = 0;
+  // Random bytes are drawn 4 KiB at a time: one call to the source per 256 ids.
+  private readonly pool = new Uint8Array(4096);
+  private poolOffset = 4096;
 
   constructor(
     private readonly clock: Clock,
@@ -37,8 +40,12 @@ export class IdGenerator {
       this.counter = 0;
     }
     this.lastMs = ms;
-    const bytes = new Uint8Array(16);
-    this.random(bytes);
+    if (this.poolOffset + 16 > this.pool.length) {
+      this.random(this.pool);
+      this.poolOffset = 0;
+    }
+    const bytes = this.pool.slice(this.poolOffset, this.poolOffset + 16);
+    this.poolOffset += 16;
     let t = ms;
     for (let i = 5; i >= 0; i -= 1) {
       bytes[i] = t % 256;

@@ -85,6 +85,8 @@ const toPlatform = (row: PlatformRow): Platform => ({
 /** Platforms, their credentials and their configuration. */
 export class PlatformService {
   private readonly repo: PlatformRepo;
+  /** Authenticated platforms by client id; cleared by every platform write (reads repopulate it). */
+  private readonly cache = new Map<string, { secretDigest: Buffer; platform: Platform }>();
 
   constructor(private readonly ctx: SandboxContext) {
     this.repo = new PlatformRepo(ctx.db);
@@ -95,10 +97,16 @@ export class PlatformService {
    * constant time (over SHA-256 digests, so lengths do not leak either).
    */
   authenticate(clientId: string, clientSecret: string): Platform | undefined {
-    const row = this.repo.byClientId(clientId);
-    const expected = digest(row ? row.client_secret : 'no-such-platform');
-    const ok = timingSafeEqual(expected, digest(clientSecret));
-    return row && ok ? toPlatform(row) : undefined;
+    let entry = this.cache.get(clientId);
+    if (!entry) {
+      const row = this.repo.byClientId(clientId);
+      if (row) {
+        entry = { secretDigest: digest(row.client_secret), platform: toPlatform(row) };
+        this.cache.set(clientId, entry);
+      }
+    }
+    const ok = timingSafeEqual(entry ? entry.secretDigest : digest('no-such-platform'), digest(clientSecret));
+    return entry && ok ? entry.platform : undefined;
   }
 
   byId(id: string): Platform | undefined {
@@ -131,6 +139,7 @@ export class PlatformService {
         updated_at: now,
       };
       this.repo.insert(row);
+      this.cache.clear();
       return toPlatform(row);
     });
   }
@@ -143,6 +152,7 @@ export class PlatformService {
       if (row.client_secret !== input.clientSecret) {
         // Restarted with a new secret for the same client id: the new one wins.
         this.repo.updateSecret(row.id, input.clientSecret, this.ctx.clock.iso());
+        this.cache.clear();
       }
       return toPlatform(row);
     });
@@ -189,6 +199,7 @@ export class PlatformService {
       if (update.feeConfigs) config.feeConfigs = mergeFeeConfigs(config.feeConfigs, update.feeConfigs);
       const now = this.ctx.clock.iso();
       this.repo.updateConfig(platform.id, JSON.stringify(config), now);
+      this.cache.clear();
       return this.getConfig({ ...current, config, updatedAt: now });
     });
   }
@@ -197,6 +208,7 @@ export class PlatformService {
   updateSettings(platform: Platform, settings: Partial<PlatformSettings>): Platform {
     const next = { ...platform.settings, ...settings };
     this.repo.updateSettings(platform.id, JSON.stringify(next), this.ctx.clock.iso());
+    this.cache.clear();
     return { ...platform, settings: next };
   }
 
@@ -205,6 +217,7 @@ export class PlatformService {
     const config: PlatformConfigData = structuredClone(defaultPlatformConfig);
     if (platform.config.webhookEndpoint) config.webhookEndpoint = platform.config.webhookEndpoint;
     this.repo.updateConfig(platform.id, JSON.stringify(config), this.ctx.clock.iso());
+    this.cache.clear();
   }
 
   private checkCurrencies(list: NonNullable<PlatformConfigUpdate['supportedCurrencies']>): PlatformConfigData['supportedCurrencies'] {

@@ -1,0 +1,123 @@
+#!/usr/bin/env node
+// The benchmark (`npm run bench`): not a test. Measures the CLI's cold start, throughput and
+// latency against a running sandbox with a file database, and idle memory, then prints a table
+// with each figure next to its target. Every load goes to 127.0.0.1 only and is bounded in time.
+import autocannon from 'autocannon';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const bin = fileURLToPath(new URL('../bin/service-sandbox.js', import.meta.url));
+const READY = /service-sandbox ready at (http:\/\/[^\s]+)/;
+const CLIENT = 'sandbox-client-id:sandbox-client-secret';
+export const AUTH = `Basic ${Buffer.from(CLIENT).toString('base64')}`;
+const seconds = Number(process.env.BENCH_SECONDS ?? 5);
+
+/** Starts the CLI; resolves with the child, base URL and time to the ready line in ms. */
+export function startCli(args) {
+  const started = performance.now();
+  const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  return new Promise((resolve, reject) => {
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      const match = READY.exec(out);
+      if (match) resolve({ child, baseUrl: match[1], readyMs: performance.now() - started });
+    });
+    child.on('exit', (code) => reject(new Error(`sandbox exited ${code} before ready`)));
+  });
+}
+
+export function stop(child) {
+  return new Promise((resolve) => {
+    child.once('exit', resolve);
+    child.kill('SIGTERM');
+  });
+}
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+function rssMb(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024;
+}
+
+/** Runs autocannon against one request shape. */
+export async function load({ url, connections, method = 'GET', body, headers = {}, duration = seconds, requests }) {
+  const result = await autocannon({
+    url,
+    connections,
+    duration,
+    method,
+    body,
+    headers: { Authorization: AUTH, 'Content-Type': 'application/json', ...headers },
+    requests,
+  });
+  return { rps: result.requests.average, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
+}
+
+const rows = [];
+const row = (name, value, unit, target, ok) => rows.push({ name, value: `${value.toFixed(value < 10 ? 1 : 0)} ${unit}`, target, ok });
+
+async function main() {
+  const dir = mkdtempSync(join(tmpdir(), 'service-sandbox-bench-'));
+  try {
+    // Cold start: five fresh processes, median time from spawn to the ready line (npm excluded).
+    const starts = [];
+    for (let i = 0; i < 5; i += 1) {
+      const { child, readyMs } = await startCli(['--port', '0', '--memory', '--quiet']);
+      starts.push(readyMs);
+      await stop(child);
+    }
+    row('cold start to ready line (median of 5)', median(starts), 'ms', '<= 400 ms', median(starts) <= 400);
+
+    const { child, baseUrl } = await startCli(['--port', '0', '--db', join(dir, 'bench.db'), '--quiet']);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const idle = rssMb(child.pid);
+    row('idle RSS after start', idle, 'MB', '<= 100 MB', idle <= 100);
+
+    for (const connections of [10, 50]) {
+      const r = await load({ url: `${baseUrl}/config`, connections });
+      if (r.non2xx || r.errors) throw new Error(`GET /config: ${r.non2xx} non-2xx, ${r.errors} errors`);
+      row(`GET /config throughput, ${connections} connections`, r.rps, 'req/s', connections === 50 ? '>= 6000 req/s' : '', connections === 50 ? r.rps >= 6000 : true);
+      row(`GET /config p99, ${connections} connections`, r.p99, 'ms', connections === 50 ? '<= 20 ms' : '', connections === 50 ? r.p99 <= 20 : true);
+    }
+
+    // Later areas add their scenarios here (customer creation, fund + transfer, quote + execute).
+    const scenarios = await loadScenarios();
+    for (const scenario of scenarios) {
+      for (const result of await scenario.run({ baseUrl, load, seconds })) row(result.name, result.value, result.unit, result.target, result.ok);
+    }
+    await stop(child);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+
+  const width = Math.max(...rows.map((r) => r.name.length));
+  console.log(`\nservice-sandbox benchmark (${seconds}s per load, file database, ${process.version})\n`);
+  console.log(`${'measure'.padEnd(width)}  ${'result'.padStart(14)}  target`);
+  for (const r of rows) console.log(`${r.name.padEnd(width)}  ${r.value.padStart(14)}  ${r.target}${r.target ? (r.ok ? '  ok' : '  MISSED') : ''}`);
+  if (rows.some((r) => r.target && !r.ok)) process.exitCode = 1;
+}
+
+/** Optional scenario modules in bench/scenarios/*.mjs, each exporting `run({ baseUrl, load, seconds })`. */
+async function loadScenarios() {
+  const { readdirSync } = await import('node:fs');
+  const folder = fileURLToPath(new URL('./scenarios/', import.meta.url));
+  let files = [];
+  try {
+    files = readdirSync(folder).filter((f) => f.endsWith('.mjs')).sort();
+  } catch {
+    return [];
+  }
+  return Promise.all(files.map((f) => import(join(folder, f))));
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  main().catch((error) => {
+    console.error(`bench: ${error.message}`);
+    process.exitCode = 1;
+  });
+}
