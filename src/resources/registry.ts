@@ -7,6 +7,7 @@ import type { Area } from './area.js';
 import { platformArea } from './platform/index.js';
 import { internalAccountsArea } from './internal-accounts/index.js';
 import { customersArea } from './customers/index.js';
+import { kycArea } from './kyc/index.js';
 import { webhooksArea } from './webhooks/index.js';
 import { externalAccountsArea } from './external-accounts/index.js';
 import { discoveriesArea } from './discoveries/index.js';
@@ -16,6 +17,7 @@ export const areas: readonly Area[] = [
   platformArea,
   internalAccountsArea,
   customersArea,
+  kycArea,
   webhooksArea,
   externalAccountsArea,
   discoveriesArea,

@@ -60,3 +60,14 @@ export const CONTACT_VERIFICATION_CODE = '123456';
 
 /** The End User Terms version `GET /customers/end-user-terms` lists; consent must name it. */
 export const END_USER_TERMS = { version: '2025-10-13', url: 'https://sandbox.service.example/legal/end-user-terms/2025-10-13' } as const;
+
+/**
+ * How long the provider's automatic checks take after a complete submission that no rule
+ * sends to manual review: the verification is `IN_PROGRESS` until then, then `APPROVED`.
+ */
+export const AUTOMATIC_REVIEW_SECONDS = 30;
+
+/** How long a hosted KYC link stays usable. */
+export const KYC_LINK_TTL_SECONDS = 15 * 60;
+/** How long a hosted KYC session (opened by using a link) stays usable. */
+export const KYC_SESSION_TTL_SECONDS = 60 * 60;

@@ -10,10 +10,11 @@ export {
   getCustomer,
   presentCustomer,
   setCustomerStatus,
+  updateCustomer,
 } from './service.js';
 export type { ContactChannel, ContactState, CustomerRecord, CustomerType, EndUserTermsConsent, KycStatus } from './service.js';
-export { customerCreate } from './schemas.js';
-export type { CustomerCreate } from './schemas.js';
+export { customerCreate, customerUpdate } from './schemas.js';
+export type { CustomerCreate, CustomerUpdate } from './schemas.js';
 export { EU_COUNTRIES, isCountryCode } from './validation.js';
 
 /** Customers: CRUD, End User Terms and consent, contact verification. */

@@ -161,6 +161,3 @@ export type CustomerListQuery = z.infer<typeof customerListQuery>;
 
 /** `ContactVerificationConfirmRequest`. */
 export const contactConfirm = z.object({ code: z.string().min(1).max(32) });
-
-/** `KycLinkCreateRequest`. */
-export const kycLinkCreate = z.object({ redirectUri: z.url({ protocol: /^https?$/ }).max(2048).optional() });

@@ -1,0 +1,119 @@
+import { invalidInput } from '../../core/errors.js';
+import type { AppContext } from '../../server/env.js';
+import { idempotent } from '../../server/idempotency.js';
+import { jsonBody, parseWith, queryOf } from '../../server/validate.js';
+import type { OperationHandlers } from '../area.js';
+import {
+  documentFields,
+  documentListQuery,
+  documentUploadFields,
+  kycLinkCreate,
+  ownerCreate,
+  ownerListQuery,
+  ownerUpdate,
+  verificationCreate,
+  verificationListQuery,
+} from './schemas.js';
+import {
+  createOwner,
+  createVerification,
+  deleteDocument,
+  getDocument,
+  getOwner,
+  getVerification,
+  listDocuments,
+  listOwners,
+  listVerifications,
+  presentDocument,
+  presentOwner,
+  presentVerification,
+  replaceDocument,
+  updateOwner,
+  uploadDocument,
+  type UploadedFile,
+} from './service.js';
+import { createKycLink, originOf } from './links.js';
+
+/** Reads a multipart form: its text fields and its `file` part. */
+async function multipart(c: AppContext): Promise<{ fields: Record<string, string>; file: UploadedFile | undefined }> {
+  const type = c.req.header('Content-Type') ?? '';
+  if (!type.toLowerCase().startsWith('multipart/form-data')) {
+    throw invalidInput('Send the document as multipart/form-data.', [{ field: '(body)', constraint: { format: 'multipart/form-data' }, message: 'Use a multipart form with a "file" part.' }]);
+  }
+  let body: Record<string, string | File | (string | File)[]>;
+  try {
+    body = await c.req.parseBody();
+  } catch {
+    throw invalidInput('The multipart body could not be read.', [{ field: '(body)', constraint: { format: 'multipart/form-data' }, message: 'Send a well-formed multipart form.' }]);
+  }
+  const fields: Record<string, string> = {};
+  let file: UploadedFile | undefined;
+  for (const [key, value] of Object.entries(body)) {
+    const single = Array.isArray(value) ? value[0] : value;
+    if (single instanceof File) {
+      if (key === 'file') file = { name: single.name || 'upload', declaredType: single.type, bytes: new Uint8Array(await single.arrayBuffer()) };
+    } else if (typeof single === 'string') {
+      fields[key] = single;
+    }
+  }
+  if (!file && typeof fields.file === 'string') {
+    throw invalidInput('The file part must be a file, not a text field.', [{ field: 'file', constraint: { format: 'binary' }, message: 'Attach the document as a file part.' }]);
+  }
+  return { fields, file };
+}
+
+/** KYC/KYB Verifications and Documents operations. */
+export const handlers: OperationHandlers = {
+  createBeneficialOwner: async (c) => {
+    const input = await jsonBody(c, ownerCreate);
+    return c.json(presentOwner(createOwner(c.get('ctx'), c.get('platform'), input)), 201);
+  },
+  listBeneficialOwners: (c) => c.json(listOwners(c.get('ctx'), c.get('platform'), queryOf(c, ownerListQuery))),
+  getBeneficialOwner: (c) => c.json(presentOwner(getOwner(c.get('ctx'), c.get('platform'), c.req.param('beneficialOwnerId')!))),
+  updateBeneficialOwner: async (c) => {
+    const input = await jsonBody(c, ownerUpdate);
+    return c.json(presentOwner(updateOwner(c.get('ctx'), c.get('platform'), c.req.param('beneficialOwnerId')!, input)));
+  },
+  uploadDocument: async (c) => {
+    const { fields, file } = await multipart(c);
+    const input = parseWith(documentUploadFields, fields, 'document');
+    return c.json(presentDocument(uploadDocument(c.get('ctx'), c.get('platform'), input, file)), 201);
+  },
+  listDocuments: (c) => c.json(listDocuments(c.get('ctx'), c.get('platform'), queryOf(c, documentListQuery))),
+  getDocument: (c) => c.json(presentDocument(getDocument(c.get('ctx'), c.get('platform'), c.req.param('documentId')!))),
+  replaceDocument: async (c) => {
+    const id = c.req.param('documentId')!;
+    getDocument(c.get('ctx'), c.get('platform'), id);
+    const { fields, file } = await multipart(c);
+    const input = parseWith(documentFields, fields, 'document');
+    return c.json(presentDocument(replaceDocument(c.get('ctx'), c.get('platform'), id, input, file)));
+  },
+  deleteDocument: (c) => {
+    deleteDocument(c.get('ctx'), c.get('platform'), c.req.param('documentId')!);
+    return c.body(null, 204);
+  },
+  createVerification: async (c) => {
+    const { customerId } = await jsonBody(c, verificationCreate);
+    return c.json(presentVerification(createVerification(c.get('ctx'), c.get('platform'), customerId)));
+  },
+  listVerifications: (c) => c.json(listVerifications(c.get('ctx'), c.get('platform'), queryOf(c, verificationListQuery))),
+  getVerification: (c) => c.json(presentVerification(getVerification(c.get('ctx'), c.get('platform'), c.req.param('verificationId')!))),
+  createCustomerKycLink: async (c) => {
+    const text = await c.req.text();
+    let body: unknown = {};
+    if (text.trim() !== '') {
+      try {
+        body = JSON.parse(text);
+      } catch {
+        throw invalidInput('The request body is not valid JSON.', [{ field: '(body)', constraint: { format: 'json' }, message: 'Send a JSON object or no body.' }]);
+      }
+    }
+    const input = parseWith(kycLinkCreate, body, 'request body');
+    const customerId = c.req.param('customerId')!;
+    const origin = originOf(c.req.url);
+    return idempotent(c, 'createCustomerKycLink', { customerId, ...input }, () => ({
+      status: 201,
+      body: createKycLink(c.get('ctx'), c.get('platform'), customerId, input.redirectUri, origin),
+    }));
+  },
+};
