@@ -11,6 +11,9 @@ import { kycArea } from './kyc/index.js';
 import { webhooksArea } from './webhooks/index.js';
 import { externalAccountsArea } from './external-accounts/index.js';
 import { discoveriesArea } from './discoveries/index.js';
+import { ledgerArea } from './ledger/index.js';
+import { transactionsArea } from './transactions/index.js';
+import { transfersArea } from './transfers/index.js';
 
 /** The areas of the API, in mount order. A new area is one line here. */
 export const areas: readonly Area[] = [
@@ -21,6 +24,9 @@ export const areas: readonly Area[] = [
   webhooksArea,
   externalAccountsArea,
   discoveriesArea,
+  ledgerArea,
+  transactionsArea,
+  transfersArea,
 ];
 
 /** Every migration: the infrastructure's first, then each area's, in registry order. */

@@ -3,8 +3,8 @@ import { externalAccountMigrations } from './repo.js';
 import { handlers, hostedOwnershipRoutes } from './routes.js';
 import { removePlatformExternalAccounts } from './service.js';
 
-export { getExternalAccount, primaryIdentifierSuffix, primaryIdentifierOf, suffixOf } from './service.js';
-export type { ExternalAccount } from './service.js';
+export { getExternalAccount, getExternalAccountFor, primaryIdentifierSuffix, primaryIdentifierOf, suffixOf } from './service.js';
+export type { ExternalAccount, Scope as ExternalAccountScope } from './service.js';
 
 /** External Accounts: bank, mobile-money, SWIFT, wallet and lightning destinations of customers and the platform. */
 export const externalAccountsArea: Area = {

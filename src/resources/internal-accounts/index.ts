@@ -13,6 +13,7 @@ export {
   listInternalAccounts,
   presentInternalAccount,
   provisionCustomerAccounts,
+  provisionPlatformAccounts,
 } from './service.js';
 export type { AccountBalances, AccountHolder, InternalAccountFilter, InternalAccountRow, InternalAccountType } from './service.js';
 

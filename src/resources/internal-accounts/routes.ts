@@ -1,9 +1,9 @@
 import type { OperationHandlers } from '../area.js';
 import { queryOf } from '../../server/validate.js';
-import { customerInternalAccountsQuery } from './schemas.js';
-import { listInternalAccounts } from './service.js';
+import { customerInternalAccountsQuery, platformInternalAccountsQuery } from './schemas.js';
+import { listInternalAccounts, presentInternalAccount, provisionPlatformAccounts } from './service.js';
 
-/** Internal-account operations of this area (`GET /platform/internal-accounts` belongs to the ledger). */
+/** Internal-account operations: customer accounts (paginated) and the platform's own accounts. */
 export const handlers: OperationHandlers = {
   listCustomerInternalAccounts: (c) => {
     const query = queryOf(c, customerInternalAccountsQuery);
@@ -13,5 +13,13 @@ export const handlers: OperationHandlers = {
       query,
     );
     return c.json(page);
+  },
+  listPlatformInternalAccounts: (c) => {
+    const query = queryOf(c, platformInternalAccountsQuery);
+    const ctx = c.get('ctx');
+    const rows = provisionPlatformAccounts(ctx, c.get('platform')).filter(
+      (row) => (query.currency === undefined || row.currency === query.currency) && (query.type === undefined || row.type === query.type),
+    );
+    return c.json({ data: rows.map((row) => presentInternalAccount(ctx, row)) });
   },
 };

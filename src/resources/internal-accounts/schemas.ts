@@ -8,3 +8,9 @@ export const customerInternalAccountsQuery = z.object({
   type: z.enum(['INTERNAL_FIAT', 'INTERNAL_CRYPTO', 'EMBEDDED_WALLET']).optional(),
   ...paginationQuery,
 });
+
+/** Query of `GET /platform/internal-accounts` (no pagination in the contract). */
+export const platformInternalAccountsQuery = z.object({
+  currency: z.string().regex(/^[A-Z]{3,4}$/, 'a currency code such as USD').optional(),
+  type: z.enum(['INTERNAL_FIAT', 'INTERNAL_CRYPTO', 'EMBEDDED_WALLET']).optional(),
+});

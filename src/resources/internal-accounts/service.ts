@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { SandboxContext } from '../../context.js';
 import { currencyOf, type Currency } from '../../core/money.js';
 import { paginate, type Page } from '../../core/pagination.js';
+import { accountBalances } from '../ledger/index.js';
 import type { Platform } from '../platform/index.js';
 import { InternalAccountRepo, type InternalAccountFilter, type InternalAccountRow } from './repo.js';
 
@@ -35,13 +36,9 @@ export function internalAccountRepo(ctx: SandboxContext): InternalAccountRepo {
   return repo;
 }
 
-/**
- * THE LEDGER SEAM. The balances of an internal account. Every presented balance comes from
- * here; today no money moves, so it is zero. The ledger replaces this body with a read of its
- * postings (available = settled credits - debits - holds; total = settled credits - debits).
- */
-export function balancesOf(_ctx: SandboxContext, _accountId: string): AccountBalances {
-  return { available: 0, total: 0 };
+/** The balances of an internal account, as the ledger has them (available; total with held and incoming funds). */
+export function balancesOf(ctx: SandboxContext, accountId: string): AccountBalances {
+  return accountBalances(ctx, accountId);
 }
 
 /** The account type a currency is held in. */
@@ -101,6 +98,37 @@ export function provisionCustomerAccounts(ctx: SandboxContext, platform: Platfor
     existing.push(row);
   }
   return existing;
+}
+
+/**
+ * The platform's own accounts, one per configured currency: created on first use, and again
+ * for a currency added to the configuration later. Returns them all.
+ */
+export function provisionPlatformAccounts(ctx: SandboxContext, platform: Platform): InternalAccountRow[] {
+  return ctx.tx(() => {
+    const repo = internalAccountRepo(ctx);
+    const existing = repo.byOwner(platform.id, null);
+    const have = new Set(existing.map((row) => row.currency));
+    const now = ctx.clock.iso();
+    for (const { currencyCode } of platform.config.supportedCurrencies) {
+      if (have.has(currencyCode)) continue;
+      const id = ctx.ids.next('InternalAccount');
+      const row: InternalAccountRow = {
+        id,
+        platform_id: platform.id,
+        customer_id: null,
+        type: accountTypeOf(currencyCode),
+        currency: currencyCode,
+        status: 'ACTIVE',
+        funding_payment_instructions: JSON.stringify(fundingInstructions(id, currencyCode, true)),
+        created_at: now,
+        updated_at: now,
+      };
+      repo.insert(row);
+      existing.push(row);
+    }
+    return existing;
+  });
 }
 
 /** Accounts of one customer (none until provisioned). */

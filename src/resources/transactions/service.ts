@@ -1,0 +1,143 @@
+import { notFound } from '../../core/errors.js';
+import { paginate, type Page } from '../../core/pagination.js';
+import type { SandboxContext } from '../../context.js';
+import { TransactionRepo, type TransactionFilter, type TransactionRow } from './repo.js';
+
+/** The contract's Transaction (IncomingTransaction or OutgoingTransaction) as JSON. */
+export type TransactionBody = Record<string, unknown> & {
+  id: string;
+  status: string;
+  type: 'INCOMING' | 'OUTGOING';
+  customerId: string;
+  platformCustomerId: string;
+};
+
+/** What a new transaction is made of; id and timestamps are added here. */
+export type NewTransaction = Record<string, unknown> & {
+  /** Set when the caller needed the id first (ledger postings reference it). */
+  id?: string;
+  status: string;
+  type: 'INCOMING' | 'OUTGOING';
+  customerId: string;
+  platformCustomerId: string;
+  source?: { accountId?: string } & Record<string, unknown>;
+  destination?: { accountId?: string } & Record<string, unknown>;
+};
+
+const repos = new WeakMap<SandboxContext, TransactionRepo>();
+
+function repoOf(ctx: SandboxContext): TransactionRepo {
+  let repo = repos.get(ctx);
+  if (!repo) {
+    repo = new TransactionRepo(ctx.db);
+    repos.set(ctx, repo);
+  }
+  return repo;
+}
+
+/**
+ * The webhook type of a transaction status: `OUTGOING_PAYMENT.<STATUS>` or
+ * `INCOMING_PAYMENT.<STATUS>`, within the contract's enums (an incoming REJECTED is FAILED,
+ * CREATED and PROCESSING are PENDING, REFUNDED is REFUND_COMPLETED).
+ */
+export function eventTypeOf(type: 'INCOMING' | 'OUTGOING', status: string): string {
+  if (type === 'OUTGOING') {
+    const outgoing: Record<string, string> = { CREATED: 'PENDING', REJECTED: 'FAILED', REFUNDED: 'REFUND_COMPLETED' };
+    return `OUTGOING_PAYMENT.${outgoing[status] ?? status}`;
+  }
+  const incoming: Record<string, string> = {
+    CREATED: 'PENDING',
+    PENDING: 'PENDING',
+    PENDING_AUTHORIZATION: 'PENDING',
+    PROCESSING: 'PENDING',
+    COMPLETED: 'COMPLETED',
+    REJECTED: 'FAILED',
+    FAILED: 'FAILED',
+    EXPIRED: 'FAILED',
+    REFUNDED: 'REFUND_COMPLETED',
+  };
+  return `INCOMING_PAYMENT.${incoming[status] ?? 'PENDING'}`;
+}
+
+const referenceOf = (body: Record<string, unknown>) =>
+  ((body.reconciliationInstructions as { reference?: string } | undefined)?.reference ?? null) as string | null;
+
+/**
+ * Records a transaction and its first `*_PAYMENT.<STATUS>` event. Call it inside the
+ * transaction that moves the money.
+ */
+export function recordTransaction(ctx: SandboxContext, platformId: string, fields: NewTransaction): TransactionBody {
+  const id = fields.id ?? ctx.ids.next('Transaction');
+  const now = ctx.clock.iso();
+  const body = { ...fields, id, createdAt: now, updatedAt: now } as TransactionBody;
+  if (body.status === 'COMPLETED' && body.settledAt === undefined) body.settledAt = now;
+  repoOf(ctx).insert({
+    id,
+    platform_id: platformId,
+    customer_id: body.customerId,
+    platform_customer_id: body.platformCustomerId,
+    type: body.type,
+    status: body.status,
+    source_account: fields.source?.accountId ?? null,
+    destination_account: fields.destination?.accountId ?? null,
+    reference: referenceOf(body),
+    quote_id: typeof body.quoteId === 'string' ? body.quoteId : null,
+    created_at: now,
+    updated_at: now,
+    body: JSON.stringify(body),
+  });
+  ctx.outbox.append(platformId, eventTypeOf(body.type, body.status), id, body);
+  return body;
+}
+
+/**
+ * Applies a change to a transaction; a new status also appends its event. `undefined` values
+ * in the patch remove the field. Call it inside the transaction that moves the money.
+ */
+export function updateTransaction(ctx: SandboxContext, platformId: string, id: string, patch: Record<string, unknown>): TransactionBody {
+  const current = getTransaction(ctx, platformId, id);
+  const now = ctx.clock.iso();
+  const body = { ...current, ...patch, updatedAt: now } as TransactionBody;
+  for (const [key, value] of Object.entries(patch)) if (value === undefined) delete body[key];
+  if (body.status === 'COMPLETED' && current.status !== 'COMPLETED' && patch.settledAt === undefined) body.settledAt = now;
+  repoOf(ctx).update(id, body.status, now, JSON.stringify(body));
+  if (body.status !== current.status || patch.refund !== undefined) {
+    const refund = body.refund as { status?: string } | undefined;
+    const type =
+      patch.refund !== undefined && refund?.status
+        ? `${body.type === 'OUTGOING' ? 'OUTGOING' : 'INCOMING'}_PAYMENT.REFUND_${refund.status}`
+        : eventTypeOf(body.type, body.status);
+    ctx.outbox.append(platformId, type, id, body);
+  }
+  return body;
+}
+
+const toBody = (row: TransactionRow) => JSON.parse(row.body) as TransactionBody;
+
+/** A transaction of the platform, or `404 TRANSACTION_NOT_FOUND`. */
+export function getTransaction(ctx: SandboxContext, platformId: string, id: string): TransactionBody {
+  const row = repoOf(ctx).byId(platformId, id);
+  if (!row) throw notFound('TRANSACTION_NOT_FOUND', `No transaction ${id} on this platform.`);
+  return toBody(row);
+}
+
+/** `GET /transactions`: filters, cursor pagination, `sortOrder` (newest first by default). */
+export function listTransactions(
+  ctx: SandboxContext,
+  platformId: string,
+  query: TransactionFilter & { limit: number; cursor?: string | undefined; sortOrder: 'asc' | 'desc' },
+): Page<TransactionBody> {
+  const repo = repoOf(ctx);
+  return paginate(
+    query,
+    ({ afterKey, take }) => repo.page(platformId, query, afterKey, take, query.sortOrder),
+    () => repo.count(platformId, query),
+    (row) => row.id,
+    toBody,
+  );
+}
+
+/** Wipes a platform's transactions (sandbox reset). */
+export function removePlatformTransactions(ctx: SandboxContext, platformId: string): void {
+  repoOf(ctx).removePlatform(platformId);
+}

@@ -1,0 +1,18 @@
+import type { Area } from '../area.js';
+import { handlers } from './routes.js';
+import { SETTLE_TRANSFER_JOB, settleTransfer } from './service.js';
+
+export { checkAmount, fundInternalAccount, internalAccountOf, ownerForMovement } from './service.js';
+export type { AccountOwner } from './service.js';
+
+/** Same-currency transfers in and out, and sandbox funding; their rows live in the ledger and transactions areas. */
+export const transfersArea: Area = {
+  name: 'transfers',
+  migrations: [],
+  handlers,
+  init: (ctx) =>
+    ctx.scheduler.register(SETTLE_TRANSFER_JOB, (job) => {
+      const { transactionId, suffix } = job.payload as { transactionId: string; suffix: string };
+      settleTransfer(ctx, job.platformId, transactionId, suffix);
+    }),
+};

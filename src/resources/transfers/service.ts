@@ -1,0 +1,218 @@
+import { ApiError, ErrorCode, notFound } from '../../core/errors.js';
+import { currencyOf, type Currency } from '../../core/money.js';
+import type { SandboxContext } from '../../context.js';
+import { transferOutcomeOf } from '../../sandbox/transfer-rules.js';
+import { assertCustomerCanMoveMoney } from '../customers/index.js';
+import { getExternalAccountFor, primaryIdentifierSuffix, type ExternalAccount } from '../external-accounts/index.js';
+import { internalAccountRepo, presentInternalAccount, type InternalAccountRow } from '../internal-accounts/index.js';
+import { accountBalances, bucketOf, move, worldAccount } from '../ledger/index.js';
+import type { Platform } from '../platform/index.js';
+import { getTransaction, recordTransaction, updateTransaction, type TransactionBody } from '../transactions/index.js';
+import type { TransferInRequest, TransferOutRequest } from './schemas.js';
+
+/** Job kind: a pending same-currency transfer reaches its final status. */
+export const SETTLE_TRANSFER_JOB = 'transfer.settle';
+
+const currencyInfo = (code: string): Currency => currencyOf(code) ?? { code, name: code, symbol: '', decimals: 2 };
+const money = (amount: number, code: string) => ({ amount, currency: currencyInfo(code) });
+
+/** Who a transaction on this account belongs to, in the contract's required fields. */
+export interface AccountOwner {
+  customerId: string;
+  platformCustomerId: string;
+}
+
+/** An internal account of the platform, or `404 REFERENCE_NOT_FOUND` (another platform's id included). */
+export function internalAccountOf(ctx: SandboxContext, platformId: string, id: string): InternalAccountRow {
+  const row = internalAccountRepo(ctx).byId(platformId, id);
+  if (!row) throw notFound('REFERENCE_NOT_FOUND', `No internal account ${id} on this platform.`);
+  return row;
+}
+
+/**
+ * The money-movement gate of an internal account: a customer's account needs End User Terms
+ * consent (403) and an APPROVED KYC/KYB (403 USER_NOT_READY); a closed or frozen account moves
+ * nothing. Platform-owned transactions carry the platform's id as `customerId`.
+ */
+export function ownerForMovement(ctx: SandboxContext, platform: Platform, account: InternalAccountRow): AccountOwner {
+  if (account.status !== 'ACTIVE') {
+    throw new ApiError(400, ErrorCode.INVALID_INPUT, `Internal account ${account.id} is ${account.status} and cannot move money.`);
+  }
+  if (account.customer_id === null) return { customerId: platform.id, platformCustomerId: 'PLATFORM' };
+  const customer = assertCustomerCanMoveMoney(ctx, platform, account.customer_id);
+  return { customerId: customer.id, platformCustomerId: customer.platformCustomerId };
+}
+
+/**
+ * The platform's per-currency limits: the currency must be configured and enabled for the
+ * direction; below `minAmount` is `AMOUNT_OUT_OF_RANGE`, above `maxAmount`
+ * `TRANSACTION_SIZE_LIMIT_EXCEEDED`.
+ */
+export function checkAmount(platform: Platform, currency: string, amount: number, direction: 'INCOMING' | 'OUTGOING'): void {
+  const config = platform.config.supportedCurrencies.find((c) => c.currencyCode === currency);
+  if (!config || !config.enabledTransactionTypes.includes(direction)) {
+    throw new ApiError(400, 'INVALID_CURRENCY', `${currency} is not enabled for ${direction} transactions on this platform (see GET /config).`);
+  }
+  if (amount < config.minAmount) {
+    throw new ApiError(400, 'AMOUNT_OUT_OF_RANGE', `${amount} is below the ${currency} minimum of ${config.minAmount}.`, {
+      minAmount: config.minAmount,
+      maxAmount: config.maxAmount,
+    });
+  }
+  if (amount > config.maxAmount) {
+    throw new ApiError(400, 'TRANSACTION_SIZE_LIMIT_EXCEEDED', `${amount} is above the ${currency} single-transaction maximum of ${config.maxAmount}.`, {
+      minAmount: config.minAmount,
+      maxAmount: config.maxAmount,
+    });
+  }
+}
+
+/** An external account on the same side (customer or platform) as the internal account, in the same currency. */
+function counterpartAccount(ctx: SandboxContext, platform: Platform, internal: InternalAccountRow, externalId: string, field: string): ExternalAccount {
+  const external = getExternalAccountFor(ctx, platform.id, externalId, internal.customer_id === null ? 'platform' : 'customer');
+  if (internal.customer_id !== null && external.customerId !== internal.customer_id) {
+    throw new ApiError(400, ErrorCode.INVALID_INPUT, `External account ${externalId} belongs to another customer.`, {
+      errors: [{ field, constraint: { rule: 'same-owner' }, message: 'Use an external account of the same customer as the internal account.' }],
+    });
+  }
+  if (external.currency !== internal.currency) {
+    throw new ApiError(400, 'INVALID_CURRENCY', `Same-currency transfers need one currency: ${internal.id} holds ${internal.currency}, ${externalId} is ${external.currency}. Use a quote for a cross-currency payment.`);
+  }
+  if (external.status !== 'ACTIVE' && external.status !== 'PENDING_OWNERSHIP_VERIFICATION') {
+    throw new ApiError(400, 'EXTERNAL_ACCOUNT_VERIFICATION_REQUIRED', `External account ${externalId} is ${external.status}.`);
+  }
+  return external;
+}
+
+const railOf = (external: ExternalAccount, requested: string | undefined): string | undefined =>
+  requested ?? (external.accountInfo.paymentRails as string[] | undefined)?.[0];
+
+/**
+ * `POST /transfer-out`: debits the internal account to an external one of the same currency.
+ * The sandbox suffix of the destination decides the outcome; while pending, the amount is held
+ * (counted in `totalBalance`, not `balance`). One transaction: check, debit or hold, record.
+ */
+export function transferOut(ctx: SandboxContext, platform: Platform, request: TransferOutRequest): TransactionBody {
+  return ctx.tx(() => {
+    const source = internalAccountOf(ctx, platform.id, request.source.accountId);
+    const owner = ownerForMovement(ctx, platform, source);
+    const destination = counterpartAccount(ctx, platform, source, request.destination.accountId, 'destination.accountId');
+    const amount = request.amount ?? accountBalances(ctx, source.id).available;
+    checkAmount(platform, source.currency, amount, 'OUTGOING');
+    const outcome = transferOutcomeOf(primaryIdentifierSuffix(destination));
+    const rail = railOf(destination, request.destination.paymentRail);
+    const id = ctx.ids.next('Transaction');
+    const status = outcome.timing === 'later' ? 'PENDING' : outcome.outgoing.status;
+    if (status !== 'FAILED') {
+      // Completed: leaves at once. Pending: held until the outcome.
+      move(ctx, platform.id, id, bucketOf(source.id), status === 'PENDING' ? bucketOf(source.id, 'held') : worldAccount(source.currency), source.currency, amount);
+    }
+    const fields = {
+      status,
+      type: 'OUTGOING' as const,
+      direction: 'DEBIT',
+      source: { sourceType: 'ACCOUNT', accountId: source.id, currency: source.currency },
+      destination: { destinationType: 'ACCOUNT', accountId: destination.id, currency: destination.currency },
+      ...owner,
+      sentAmount: money(amount, source.currency),
+      receivedAmount: money(amount, destination.currency),
+      exchangeRate: 1,
+      fees: 0,
+      description: request.remittanceInformation ?? outcome.description,
+      reconciliationInstructions: { reference: `SBX-${id.slice(-12).toUpperCase()}` },
+      ...(rail ? { paymentRail: rail, railSelectionMode: request.destination.paymentRail ? 'MANUAL' : 'AUTO' } : {}),
+      ...(status === 'FAILED' && outcome.outgoing.failureReason ? { failureReason: outcome.outgoing.failureReason } : {}),
+      ...(request.purposeOfPayment ? { purposeOfPayment: request.purposeOfPayment } : {}),
+    };
+    const transaction = recordTransaction(ctx, platform.id, { ...fields, id });
+    if (status === 'PENDING') {
+      ctx.scheduler.schedule(platform.id, SETTLE_TRANSFER_JOB, outcome.delaySeconds! * 1000, { transactionId: transaction.id, suffix: primaryIdentifierSuffix(destination) });
+    }
+    return transaction;
+  });
+}
+
+/**
+ * `POST /transfer-in`: pulls from an external account into an internal one of the same
+ * currency. Pending pulls sit in the account's incoming bucket (in `totalBalance` only).
+ */
+export function transferIn(ctx: SandboxContext, platform: Platform, request: TransferInRequest): TransactionBody {
+  return ctx.tx(() => {
+    const destination = internalAccountOf(ctx, platform.id, request.destination.accountId);
+    const owner = ownerForMovement(ctx, platform, destination);
+    const source = counterpartAccount(ctx, platform, destination, request.source.accountId, 'source.accountId');
+    checkAmount(platform, destination.currency, request.amount, 'INCOMING');
+    const outcome = transferOutcomeOf(primaryIdentifierSuffix(source));
+    const id = ctx.ids.next('Transaction');
+    const status = outcome.timing === 'later' ? 'PENDING' : outcome.incoming.status;
+    if (status === 'PENDING' || status === 'COMPLETED') {
+      move(ctx, platform.id, id, worldAccount(destination.currency), bucketOf(destination.id, status === 'PENDING' ? 'incoming' : 'available'), destination.currency, request.amount);
+    }
+    const fields = {
+      status,
+      type: 'INCOMING' as const,
+      direction: 'CREDIT',
+      source: { sourceType: 'ACCOUNT', accountId: source.id, currency: source.currency },
+      destination: { destinationType: 'ACCOUNT', accountId: destination.id, currency: destination.currency },
+      ...owner,
+      sentAmount: money(request.amount, source.currency),
+      receivedAmount: money(request.amount, destination.currency),
+      exchangeRate: 1,
+      fees: 0,
+      description: outcome.description,
+      reconciliationInstructions: { reference: `SBX-${id.slice(-12).toUpperCase()}` },
+      ...(status === 'FAILED' || status === 'REJECTED' ? { failureReason: outcome.incoming.failureReason } : {}),
+    };
+    const transaction = recordTransaction(ctx, platform.id, { ...fields, id });
+    if (status === 'PENDING') {
+      ctx.scheduler.schedule(platform.id, SETTLE_TRANSFER_JOB, outcome.delaySeconds! * 1000, { transactionId: transaction.id, suffix: primaryIdentifierSuffix(source) });
+    }
+    return transaction;
+  });
+}
+
+/** The scheduled end of a pending transfer: releases or settles the held (or incoming) amount. */
+export function settleTransfer(ctx: SandboxContext, platformId: string, transactionId: string, suffix: string): void {
+  const transaction = getTransaction(ctx, platformId, transactionId);
+  if (transaction.status !== 'PENDING') return;
+  const outcome = transferOutcomeOf(suffix);
+  const amount = (transaction.sentAmount as { amount: number }).amount;
+  if (transaction.type === 'OUTGOING') {
+    const source = (transaction.source as { accountId: string; currency: string });
+    const final = outcome.outgoing;
+    move(ctx, platformId, transactionId, bucketOf(source.accountId, 'held'), final.status === 'COMPLETED' ? worldAccount(source.currency) : bucketOf(source.accountId), source.currency, amount);
+    updateTransaction(ctx, platformId, transactionId, { status: final.status, ...(final.failureReason ? { failureReason: final.failureReason } : {}) });
+  } else {
+    const destination = (transaction.destination as { accountId: string; currency: string });
+    const final = outcome.incoming;
+    move(ctx, platformId, transactionId, bucketOf(destination.accountId, 'incoming'), final.status === 'COMPLETED' ? bucketOf(destination.accountId) : worldAccount(destination.currency), destination.currency, amount);
+    updateTransaction(ctx, platformId, transactionId, { status: final.status, ...(final.failureReason ? { failureReason: final.failureReason } : {}) });
+  }
+}
+
+/**
+ * `POST /sandbox/internal-accounts/{id}/fund`: credits the account at once in its own currency
+ * (USDB for the embedded wallet) and records a COMPLETED incoming payment.
+ */
+export function fundInternalAccount(ctx: SandboxContext, platform: Platform, accountId: string, amount: number): Record<string, unknown> {
+  return ctx.tx(() => {
+    const account = internalAccountOf(ctx, platform.id, accountId);
+    const owner = ownerForMovement(ctx, platform, account);
+    const id = ctx.ids.next('Transaction');
+    move(ctx, platform.id, id, worldAccount(account.currency), bucketOf(account.id), account.currency, amount);
+    recordTransaction(ctx, platform.id, {
+      id,
+      status: 'COMPLETED',
+      type: 'INCOMING',
+      direction: 'CREDIT',
+      source: { sourceType: 'REALTIME_FUNDING', currency: account.currency, ...(account.customer_id ? { customerId: account.customer_id } : {}), accountHolderName: 'Sandbox funding' },
+      destination: { destinationType: 'ACCOUNT', accountId: account.id, currency: account.currency },
+      ...owner,
+      receivedAmount: money(amount, account.currency),
+      fees: 0,
+      description: 'Sandbox funding',
+      reconciliationInstructions: { reference: `SBX-${id.slice(-12).toUpperCase()}` },
+    });
+    return presentInternalAccount(ctx, internalAccountOf(ctx, platform.id, accountId));
+  });
+}

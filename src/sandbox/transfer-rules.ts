@@ -1,0 +1,58 @@
+/**
+ * sandbox-rules.md, "Transfers in and out (`/transfer-in`, `/transfer-out`) using that
+ * account": the suffix of the external account's primary identifier decides the outcome.
+ */
+
+/** How a same-currency transfer ends. */
+export interface TransferOutcome {
+  /** `now`: final at once; `later`: pending, then final after `delaySeconds` on the sandbox clock. */
+  timing: 'now' | 'later';
+  delaySeconds?: number;
+  /** Final status of an outgoing transfer and an incoming one. */
+  outgoing: { status: 'COMPLETED' | 'FAILED'; failureReason?: string };
+  incoming: { status: 'COMPLETED' | 'FAILED' | 'REJECTED'; failureReason?: string };
+  /** What the sandbox says happened, kept as the transaction's description. */
+  description: string;
+}
+
+/** Suffix -> outcome. A rule is changed in one row. */
+export const transferOutcomeBySuffix: Readonly<Record<string, TransferOutcome>> = {
+  '002': {
+    timing: 'now',
+    outgoing: { status: 'FAILED', failureReason: 'QUOTE_EXECUTION_FAILED' },
+    incoming: { status: 'FAILED', failureReason: 'COLLECTION_FAILED' },
+    description: 'Insufficient funds at the external account (sandbox suffix 002)',
+  },
+  '003': {
+    timing: 'now',
+    outgoing: { status: 'FAILED', failureReason: 'ACCOUNT_INVALID' },
+    incoming: { status: 'FAILED', failureReason: 'COLLECTION_FAILED' },
+    description: 'External account closed or invalid (sandbox suffix 003)',
+  },
+  '004': {
+    timing: 'now',
+    outgoing: { status: 'FAILED', failureReason: 'ACCOUNT_CANNOT_RECEIVE' },
+    incoming: { status: 'REJECTED', failureReason: 'COLLECTION_FAILED' },
+    description: 'Rejected by the bank (sandbox suffix 004)',
+  },
+  '005': {
+    timing: 'later',
+    delaySeconds: 30,
+    outgoing: { status: 'FAILED', failureReason: 'PAYOUT_RETURNED' },
+    incoming: { status: 'FAILED', failureReason: 'COLLECTION_FAILED' },
+    description: 'Pending about 30 s, then failed (sandbox suffix 005)',
+  },
+};
+
+/** Any other suffix completes at once. */
+export const defaultTransferOutcome: TransferOutcome = {
+  timing: 'now',
+  outgoing: { status: 'COMPLETED' },
+  incoming: { status: 'COMPLETED' },
+  description: 'Same-currency transfer',
+};
+
+/** The outcome for an account identifier suffix. */
+export function transferOutcomeOf(suffix: string): TransferOutcome {
+  return transferOutcomeBySuffix[suffix] ?? defaultTransferOutcome;
+}
