@@ -187,13 +187,19 @@ export class WebhookDelivery {
     let responseStatus: number | null = null;
     let responseBody: string | null = null;
     let error: string | null = null;
+    // A timer of our own rather than AbortSignal.any([AbortSignal.timeout(...)]): on Node 20 the
+    // timeout signal inside a composite can be garbage-collected and never fire (nodejs/node#57736).
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(new DOMException(`timed out after ${ATTEMPT_TIMEOUT_MS} ms`, 'TimeoutError')), ATTEMPT_TIMEOUT_MS);
+    const onStop = () => abort.abort(this.stopping.signal.reason);
+    this.stopping.signal.addEventListener('abort', onStop, { once: true });
     try {
       const response = await fetch(url, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json', [SIGNATURE_HEADER]: this.signer.header(body), 'User-Agent': 'service-sandbox-webhooks' },
         body,
         redirect: 'manual',
-        signal: AbortSignal.any([AbortSignal.timeout(ATTEMPT_TIMEOUT_MS), this.stopping.signal]),
+        signal: abort.signal,
       });
       responseStatus = response.status;
       responseBody = await readBody(response);
@@ -204,6 +210,9 @@ export class WebhookDelivery {
         return undefined;
       }
       error = describeFailure(failure);
+    } finally {
+      clearTimeout(timer);
+      this.stopping.signal.removeEventListener('abort', onStop);
     }
     const latencyMs = Math.round((performance.now() - started) * 100) / 100;
     const succeeded = responseStatus !== null && acknowledges(responseStatus);
