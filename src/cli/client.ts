@@ -1,3 +1,5 @@
+import { Option, type Command } from 'commander';
+
 /** A small HTTP client for CLI commands that act on a running sandbox. */
 export interface ClientOptions {
   url: string;
@@ -55,3 +57,23 @@ export function parseDuration(text: string): number {
   }
   return parts.reduce((total, p) => total + Number(p[1]) * units[p[2]!]!, 0);
 }
+
+/** Defaults shared by every command. */
+export const DEFAULT_CLIENT_ID = 'sandbox-client-id';
+export const DEFAULT_CLIENT_SECRET = 'sandbox-client-secret';
+export const DEFAULT_URL = 'http://127.0.0.1:8080';
+
+/** Options every command that talks to a running sandbox shares. */
+export function withClientOptions(command: Command): Command {
+  return command
+    .addOption(new Option('--url <url>', 'address of the running sandbox').env('SERVICE_SANDBOX_URL').default(DEFAULT_URL))
+    .addOption(new Option('--client-id <id>', 'platform client id').env('SERVICE_SANDBOX_CLIENT_ID').default(DEFAULT_CLIENT_ID))
+    .addOption(
+      new Option('--client-secret <secret>', 'platform client secret').env('SERVICE_SANDBOX_CLIENT_SECRET').default(DEFAULT_CLIENT_SECRET, 'the default secret'),
+    );
+}
+
+export function clientOptions(opts: Record<string, unknown>): ClientOptions {
+  return { url: String(opts.url), clientId: String(opts.clientId), clientSecret: String(opts.clientSecret) };
+}
+

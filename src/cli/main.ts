@@ -1,27 +1,11 @@
 import { Command, CommanderError, Option } from 'commander';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { call, CliError, parseDuration, type ClientOptions } from './client.js';
+import { call, CliError, clientOptions, DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET, parseDuration, withClientOptions } from './client.js';
+import { registerAccountCommands } from './accounts.js';
 
-const DEFAULT_CLIENT_ID = 'sandbox-client-id';
-const DEFAULT_CLIENT_SECRET = 'sandbox-client-secret';
-const DEFAULT_URL = 'http://127.0.0.1:8080';
 
 const version = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
-
-/** Options every command that talks to a running sandbox shares. */
-function withClientOptions(command: Command): Command {
-  return command
-    .addOption(new Option('--url <url>', 'address of the running sandbox').env('SERVICE_SANDBOX_URL').default(DEFAULT_URL))
-    .addOption(new Option('--client-id <id>', 'platform client id').env('SERVICE_SANDBOX_CLIENT_ID').default(DEFAULT_CLIENT_ID))
-    .addOption(
-      new Option('--client-secret <secret>', 'platform client secret').env('SERVICE_SANDBOX_CLIENT_SECRET').default(DEFAULT_CLIENT_SECRET, 'the default secret'),
-    );
-}
-
-function clientOptions(opts: Record<string, unknown>): ClientOptions {
-  return { url: String(opts.url), clientId: String(opts.clientId), clientSecret: String(opts.clientSecret) };
-}
 
 function parsePort(value: string): number {
   const port = Number(value);
@@ -91,6 +75,8 @@ export function buildProgram(): Command {
     await call(options, 'POST', '/_sandbox/reset');
     process.stdout.write(`reset: every customer, account, transaction and event of ${options.clientId} is gone\n`);
   });
+
+  registerAccountCommands(program);
 
   return program;
 }

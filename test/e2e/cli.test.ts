@@ -129,4 +129,30 @@ describe('service-sandbox CLI', () => {
     expect(result.status).toBe(1);
     expect(result.stderr).toContain('no sandbox is answering at http://127.0.0.1:1');
   });
+
+  it('fund and accounts list act on a running sandbox and print balances', async () => {
+    const { child, baseUrl } = await startCli(['--port', '0', '--memory', '--quiet']);
+    const url = new URL(baseUrl).origin;
+    const listed = run(['accounts', 'list', '--url', url]);
+    expect(listed.status).toBe(0);
+    const usdLine = listed.stdout.split('\n').find((line) => line.includes(' USD'))!;
+    const accountId = usdLine.split(/\s+/)[0]!;
+    expect(accountId).toMatch(/^InternalAccount:/);
+    const funded = run(['fund', accountId, '12345', '--url', url]);
+    expect(funded.status).toBe(0);
+    expect(funded.stdout).toContain('balance 123.45 USD');
+    expect(run(['accounts', 'list', '--url', url]).stdout).toContain('123.45 USD');
+    const bad = run(['fund', accountId, '12.5', '--url', url]);
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toContain('smallest unit');
+    const unknown = run(['fund', 'InternalAccount:nope', '100', '--url', url]);
+    expect(unknown.stderr).toContain('404 REFERENCE_NOT_FOUND');
+    const auth = { Authorization: `Basic ${Buffer.from('sandbox-client-id:sandbox-client-secret').toString('base64')}`, 'Content-Type': 'application/json' };
+    const customer = (await (await fetch(`${baseUrl}/customers`, { method: 'POST', headers: auth, body: JSON.stringify({ customerType: 'INDIVIDUAL', fullName: 'Ada Lovelace', currencies: ['USD'] }) })).json()) as { id: string };
+    const mine = run(['accounts', 'list', '--customer', customer.id, '--url', url]);
+    expect(mine.stdout.trim().split('\n')).toHaveLength(2);
+    expect(mine.stdout).toContain(customer.id);
+    child.kill('SIGTERM');
+    expect(await exitOf(child)).toBe(0);
+  });
 });
