@@ -71,3 +71,7 @@ export const AUTOMATIC_REVIEW_SECONDS = 30;
 export const KYC_LINK_TTL_SECONDS = 15 * 60;
 /** How long a hosted KYC session (opened by using a link) stays usable. */
 export const KYC_SESSION_TTL_SECONDS = 60 * 60;
+
+/** Bulk CSV customer import: rows processed per tick, and the tick on the sandbox clock. */
+export const BULK_IMPORT_ROWS_PER_TICK = 50;
+export const BULK_IMPORT_TICK_SECONDS = 1;

@@ -1,6 +1,7 @@
 import type { Area } from '../area.js';
 import { customerMigrations } from './repo.js';
 import { handlers } from './routes.js';
+import { registerImportJobs, removePlatformImports } from './bulk.js';
 import { removePlatformCustomers } from './service.js';
 
 export {
@@ -17,10 +18,14 @@ export { customerCreate, customerUpdate } from './schemas.js';
 export type { CustomerCreate, CustomerUpdate } from './schemas.js';
 export { EU_COUNTRIES, isCountryCode } from './validation.js';
 
-/** Customers: CRUD, End User Terms and consent, contact verification. */
+/** Customers: CRUD, End User Terms and consent, contact verification, bulk CSV import. */
 export const customersArea: Area = {
   name: 'customers',
   migrations: customerMigrations,
   handlers,
-  resetPlatform: (ctx, platform) => removePlatformCustomers(ctx, platform.id),
+  init: registerImportJobs,
+  resetPlatform: (ctx, platform) => {
+    removePlatformImports(ctx, platform.id);
+    removePlatformCustomers(ctx, platform.id);
+  },
 };

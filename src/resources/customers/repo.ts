@@ -25,7 +25,74 @@ export const customerMigrations: Migration[] = [
     CREATE UNIQUE INDEX customers_uma_address ON customers (platform_id, uma_address) WHERE is_deleted = 0;
     CREATE INDEX customers_platform ON customers (platform_id, id);`,
   },
+  {
+    id: 'customers-002',
+    sql: `CREATE TABLE customer_import_jobs (
+      id TEXT PRIMARY KEY,
+      platform_id TEXT NOT NULL,
+      status TEXT NOT NULL,
+      rows TEXT NOT NULL,
+      total INTEGER NOT NULL,
+      processed INTEGER NOT NULL,
+      successful INTEGER NOT NULL,
+      failed INTEGER NOT NULL,
+      errors TEXT NOT NULL,
+      created_at TEXT NOT NULL,
+      completed_at TEXT
+    );
+    CREATE INDEX customer_import_jobs_platform ON customer_import_jobs (platform_id, id);`,
+  },
 ];
+
+/** A bulk CSV import job. `rows` holds the parsed rows (objects keyed by column). */
+export interface ImportJobRow {
+  id: string;
+  platform_id: string;
+  status: string;
+  rows: string;
+  total: number;
+  processed: number;
+  successful: number;
+  failed: number;
+  errors: string;
+  created_at: string;
+  completed_at: string | null;
+}
+
+/** The SQL of bulk import jobs. */
+export class ImportJobRepo {
+  private readonly insertStmt;
+  private readonly updateStmt;
+  private readonly byIdStmt;
+  private readonly removePlatformStmt;
+
+  constructor(db: Db) {
+    this.insertStmt = db.prepare(
+      `INSERT INTO customer_import_jobs (id, platform_id, status, rows, total, processed, successful, failed, errors, created_at, completed_at)
+       VALUES (@id, @platform_id, @status, @rows, @total, @processed, @successful, @failed, @errors, @created_at, @completed_at)`,
+    );
+    this.updateStmt = db.prepare(
+      `UPDATE customer_import_jobs SET status = @status, processed = @processed, successful = @successful, failed = @failed,
+       errors = @errors, completed_at = @completed_at WHERE id = @id`,
+    );
+    this.byIdStmt = db.prepare('SELECT * FROM customer_import_jobs WHERE platform_id = ? AND id = ?');
+    this.removePlatformStmt = db.prepare('DELETE FROM customer_import_jobs WHERE platform_id = ?');
+  }
+
+  insert(row: ImportJobRow): void {
+    this.insertStmt.run(row);
+  }
+  /** Writes status, progress, errors and completion. */
+  update(row: ImportJobRow): void {
+    this.updateStmt.run(row);
+  }
+  byId(platformId: string, id: string): ImportJobRow | undefined {
+    return this.byIdStmt.get(platformId, id) as ImportJobRow | undefined;
+  }
+  removePlatform(platformId: string): void {
+    this.removePlatformStmt.run(platformId);
+  }
+}
 
 /** A customer row as stored. `profile` is the JSON of the type's own fields; `contact` the contact-verification state. */
 export interface CustomerRow {

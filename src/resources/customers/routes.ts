@@ -1,4 +1,5 @@
 import type { OperationHandlers } from '../area.js';
+import { getImportJob, presentImportJob, startImport } from './bulk.js';
 import { jsonBody, queryOf } from '../../server/validate.js';
 import { contactConfirm, customerCreate, customerListQuery, customerUpdate } from './schemas.js';
 import {
@@ -27,6 +28,18 @@ export const handlers: OperationHandlers = {
   },
   deleteCustomerById: (c) => c.json(presentCustomer(deleteCustomer(c.get('ctx'), c.get('platform'), c.req.param('customerId')!))),
   getEndUserTerms: (c) => c.json(endUserTerms()),
+  uploadCustomersCsv: async (c) => {
+    let file: Uint8Array | undefined;
+    if ((c.req.header('Content-Type') ?? '').toLowerCase().startsWith('multipart/form-data')) {
+      const body = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
+      const part = body.file;
+      if (part instanceof File) file = new Uint8Array(await part.arrayBuffer());
+      else if (typeof part === 'string') file = new TextEncoder().encode(part);
+    }
+    const job = startImport(c.get('ctx'), c.get('platform'), file);
+    return c.json({ jobId: job.id, status: job.status }, 202);
+  },
+  getBulkCustomerImportJob: (c) => c.json(presentImportJob(getImportJob(c.get('ctx'), c.get('platform'), c.req.param('jobId')!))),
   sendCustomerEmailVerification: (c) => {
     sendContactCode(c.get('ctx'), c.get('platform'), c.req.param('customerId')!, 'email');
     return c.body(null, 204);
