@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { call, CliError, clientOptions, DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET, parseDuration, withClientOptions } from './client.js';
 import { registerAccountCommands } from './accounts.js';
+import { registerCustomerCommands } from './customers.js';
 
 
 const version = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -77,6 +78,7 @@ export function buildProgram(): Command {
   });
 
   registerAccountCommands(program);
+  registerCustomerCommands(program);
 
   return program;
 }

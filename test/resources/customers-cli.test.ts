@@ -1,0 +1,66 @@
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+// Runs the built CLI (`npm test` builds first) against a sandbox it starts itself.
+const bin = fileURLToPath(new URL('../../bin/service-sandbox.js', import.meta.url));
+const READY = /^service-sandbox ready at (http:\/\/127\.0\.0\.1:(\d+)\/2025-10-13)$/m;
+const children: ChildProcessWithoutNullStreams[] = [];
+afterAll(() => {
+  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+});
+
+function start(): Promise<string> {
+  const child = spawn(process.execPath, [bin, '--port', '0', '--memory', '--quiet'], { cwd: mkdtempSync(join(tmpdir(), 'sbx-kyc-cli-')), env: { ...process.env, FORCE_COLOR: '0' } });
+  children.push(child);
+  let out = '';
+  return new Promise((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = READY.exec(out);
+      if (match) resolve(match[1]!);
+    });
+    child.on('exit', (code) => reject(new Error(`exited ${code}`)));
+  });
+}
+
+const run = (args: string[]) => spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', env: { ...process.env, FORCE_COLOR: '0' } });
+
+describe('customers and kyc CLI', () => {
+  it('lists customers and decides KYC through the same path (events included)', async () => {
+    const baseUrl = await start();
+    const origin = new URL(baseUrl).origin;
+    const headers = { Authorization: `Basic ${Buffer.from('sandbox-client-id:sandbox-client-secret').toString('base64')}`, 'Content-Type': 'application/json' };
+    const create = async (body: unknown) => (await (await fetch(`${baseUrl}/customers`, { method: 'POST', headers, body: JSON.stringify(body) })).json()) as { id: string };
+    expect(run(['customers', 'list', '--url', origin]).stdout).toContain('no customers');
+    const ada = await create({ customerType: 'INDIVIDUAL', fullName: 'Ada Lovelace', platformCustomerId: 'ada', currencies: ['USD'] });
+    const acme = await create({ customerType: 'BUSINESS', businessInfo: { legalName: 'Acme Corporation', country: 'US', taxId: '47-1234567', incorporatedOn: '2018-03-14' }, currencies: ['USD'] });
+    const listed = run(['customers', 'list', '--url', origin]);
+    expect(listed.status).toBe(0);
+    expect(listed.stdout).toMatch(new RegExp(`${ada.id}\\s+INDIVIDUAL\\s+APPROVED\\s+ada\\s+Ada Lovelace`));
+    expect(listed.stdout).toContain('Acme Corporation');
+    expect(run(['customers', 'list', '--type', 'BUSINESS', '--url', origin]).stdout).not.toContain('Ada Lovelace');
+
+    const hold = run(['kyc', 'hold', ada.id, '--url', origin]);
+    expect(hold.status).toBe(0);
+    expect(hold.stdout).toContain(`${ada.id} is now HOLD`);
+    const reject = run(['kyc', 'reject', acme.id, '--url', origin]);
+    expect(reject.stdout).toContain('is now REJECTED; verification Verification:');
+    const approve = run(['kyc', 'approve', ada.id, '--url', origin]);
+    expect(approve.stdout).toContain('is now APPROVED');
+    const customer = (await (await fetch(`${baseUrl}/customers/${acme.id}`, { headers })).json()) as { kybStatus: string };
+    expect(customer.kybStatus).toBe('REJECTED');
+    const events = (await (await fetch(`${origin}/_sandbox/webhooks/deliveries?resourceId=${encodeURIComponent(acme.id)}`, { headers })).json()) as { data: { type: string }[] };
+    expect(events.data.map((e) => e.type).sort()).toEqual(['CUSTOMER.KYB_PENDING', 'CUSTOMER.KYB_REJECTED']);
+
+    const unknown = run(['kyc', 'approve', 'Customer:nope', '--url', origin]);
+    expect(unknown.status).toBe(1);
+    expect(unknown.stderr).toContain('404 USER_NOT_FOUND');
+    const notAnId = run(['kyc', 'approve', 'ada', '--url', origin]);
+    expect(notAnId.status).toBe(1);
+    expect(notAnId.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
