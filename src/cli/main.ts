@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { call, CliError, clientOptions, DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET, parseDuration, withClientOptions } from './client.js';
 import { registerAccountCommands } from './accounts.js';
+import { registerWebhooksCommands } from './webhooks.js';
 import { registerCustomerCommands } from './customers.js';
 
 
@@ -78,6 +79,7 @@ export function buildProgram(): Command {
   });
 
   registerAccountCommands(program);
+  registerWebhooksCommands(program);
   registerCustomerCommands(program);
 
   return program;

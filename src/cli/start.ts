@@ -1,5 +1,7 @@
 import chalk from 'chalk';
-import { ListenError, startSandbox } from '../index.js';
+import { ListenError, startSandbox, type RunningSandbox } from '../index.js';
+import { webhookPublicKey } from '../events/index.js';
+import { platformService } from '../resources/platform/index.js';
 import { createLogger, silentLogger, type LogFormat } from '../server/logger.js';
 import { StoreOpenError } from '../store/db.js';
 import { CliError } from './client.js';
@@ -46,6 +48,8 @@ export async function runStart(options: StartOptions): Promise<void> {
         `  ${chalk.dim('client secret ')} ${secret}`,
         `  ${chalk.dim('database      ')} ${options.db === ':memory:' ? 'in memory (gone when stopped)' : options.db}`,
         `  ${chalk.dim('control plane ')} ${sandbox.origin}/_sandbox`,
+        `  ${chalk.dim('webhooks      ')} ${webhookEndpointOf(sandbox, options.clientId) ?? 'no endpoint yet (--webhook-url, or PATCH /config webhookEndpoint)'}; verify X-Service-Signature with:`,
+        ...webhookPublicKey(sandbox.context).trimEnd().split('\n').map((line) => `    ${chalk.dim(line)}`),
         '',
         `  ${chalk.dim('try')}  curl -u ${auth} ${sandbox.baseUrl}/config`,
         `       npx service-sandbox clock advance 6m${options.port === 8080 ? '' : ` --url ${sandbox.origin}`}`,
@@ -74,4 +78,9 @@ export async function runStart(options: StartOptions): Promise<void> {
   };
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));
+}
+
+/** The default platform's webhook endpoint (from --webhook-url or an earlier PATCH /config). */
+function webhookEndpointOf(sandbox: RunningSandbox, clientId: string): string | undefined {
+  return platformService(sandbox.context).list().find((p) => p.clientId === clientId)?.config.webhookEndpoint;
 }

@@ -62,6 +62,7 @@ export class DeliveriesRepo {
   private readonly insertAttemptStmt;
   private readonly attemptsOfStmt;
   private readonly removeAttemptsStmt;
+  private readonly attemptCountStmt;
 
   constructor(private readonly db: Db) {
     // Per-resource order: an event waits while an earlier event of the same resource is unfinished.
@@ -101,6 +102,7 @@ export class DeliveriesRepo {
     );
     this.attemptsOfStmt = db.prepare('SELECT * FROM webhook_attempts WHERE event_id = ? ORDER BY seq');
     this.removeAttemptsStmt = db.prepare('DELETE FROM webhook_attempts WHERE platform_id = ?');
+    this.attemptCountStmt = db.prepare('SELECT COUNT(*) AS n FROM webhook_attempts WHERE event_id = ?');
   }
 
   /** Events due for an attempt now, oldest first, never two of one resource out of order. */
@@ -144,6 +146,11 @@ export class DeliveriesRepo {
 
   insertAttempt(row: Omit<AttemptRow, 'seq'>): void {
     this.insertAttemptStmt.run(row);
+  }
+
+  /** How many attempts of an event are logged (over every round, replays included). */
+  attemptCount(eventId: string): number {
+    return (this.attemptCountStmt.get(eventId) as { n: number }).n;
   }
 
   attemptsOf(eventId: string): AttemptRow[] {

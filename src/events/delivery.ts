@@ -17,6 +17,7 @@ const MAX_RESPONSE_CHARS = 64 * 1024;
 /** What one attempt did. */
 export interface AttemptResult {
   eventId: string;
+  /** The attempt's number in the event's log (replays continue the count). */
   attempt: number;
   attemptedAt: string;
   url: string;
@@ -223,7 +224,8 @@ export class WebhookDelivery {
       const attempt: Omit<AttemptRow, 'seq'> = {
         event_id: row.id,
         platform_id: row.platform_id,
-        attempt: row.attempt_count,
+        // Numbered over the event's whole log; the retry schedule counts within the round (row.attempt_count).
+        attempt: this.repo.attemptCount(row.id) + 1,
         attempted_at: attemptedAt,
         url,
         outcome: succeeded ? 'SUCCEEDED' : 'FAILED',
@@ -248,7 +250,7 @@ export class WebhookDelivery {
         this.repo.markRetrying(row.id, nextAttemptAt, job.id);
       }
       const result: AttemptResult = {
-        eventId: row.id, attempt: row.attempt_count, attemptedAt, url, outcome: attempt.outcome, responseStatus, error, latencyMs,
+        eventId: row.id, attempt: attempt.attempt, attemptedAt, url, outcome: attempt.outcome, responseStatus, error, latencyMs,
         responseBody, state, nextAttemptAt,
       };
       this.events.emit('activity', {
