@@ -452,6 +452,22 @@ describe('external accounts: customers', () => {
   });
 });
 
+describe('external accounts: webhook trigger', () => {
+  it('EXTERNAL_ACCOUNT.STATUS_UPDATED can be triggered for an account, or for a fresh one', async () => {
+    const api = await s.api.newPlatform();
+    const account = await api.post('/platform/external-accounts', { currency: 'USD', accountInfo: { accountType: 'USD_ACCOUNT', accountNumber: '8000001', routingNumber: '021000021', beneficiary: person() } });
+    const forAccount = await api.post('/_sandbox/webhooks/trigger', { type: 'EXTERNAL_ACCOUNT.STATUS_UPDATED', resourceId: account.body.id });
+    expect(forAccount.status).toBe(201);
+    expect(forAccount.body.data).toEqual(account.body);
+    assertFitsWebhook('external-account-status', { id: forAccount.body.id, type: forAccount.body.type, timestamp: forAccount.body.timestamp, data: forAccount.body.data });
+    const fresh = await api.post('/_sandbox/webhooks/trigger', { type: 'EXTERNAL_ACCOUNT.STATUS_UPDATED' });
+    expect(fresh.status).toBe(201);
+    expect((await api.get(`/platform/external-accounts/${fresh.body.resourceId}`)).body).toEqual(fresh.body.data);
+    const unknown = await api.post('/_sandbox/webhooks/trigger', { type: 'EXTERNAL_ACCOUNT.STATUS_UPDATED', resourceId: 'ExternalAccount:nope' });
+    expect(unknown.status).toBe(404);
+  });
+});
+
 describe('external accounts: counterparty rules and ownership verification', () => {
   const rulesPlatform = async (): Promise<Api> => {
     const clientId = unique('travel-rule');

@@ -1,6 +1,7 @@
 import { ApiError, ErrorCode, type FieldError, invalidInput, notFound } from '../../core/errors.js';
 import { paginate, type Page } from '../../core/pagination.js';
 import type { SandboxContext } from '../../context.js';
+import type { OutboxEvent } from '../../events/index.js';
 import { beneficiaryOutcomeOf } from '../../sandbox/external-account-rules.js';
 import { corridorOf, institutionOf, swiftBlockReason, swiftCurrencies, type Rail } from '../../sandbox/rails.js';
 import { getCustomer } from '../customers/index.js';
@@ -582,6 +583,32 @@ export function completeLiveness(ctx: SandboxContext, id: string, token: string,
     const row = repoOf(ctx).byIdAnyPlatform(id)!;
     repoOf(ctx).setChallenge(row.id, null, null, null, ctx.clock.iso());
     return present(setStatus(ctx, { ...row, challenge_method: null }, passed ? 'ACTIVE' : 'UNVERIFIED'));
+  });
+}
+
+/**
+ * `webhooks trigger EXTERNAL_ACCOUNT.STATUS_UPDATED`: announces an account's current status with
+ * the same event as a real status change. Without an id, a platform USD account is created first
+ * through `createExternalAccount` (account number from a fresh id, suffix 000: no rule outcome).
+ */
+export function triggerStatusUpdated(ctx: SandboxContext, platform: Platform, id: string | undefined): OutboxEvent {
+  return ctx.tx(() => {
+    let accountId = id;
+    if (accountId === undefined) {
+      const digits = ctx.ids.next('Trigger').replace(/[^0-9]/g, '').slice(-9).padStart(9, '0');
+      accountId = createExternalAccount(
+        ctx,
+        platform,
+        {
+          currency: 'USD',
+          defaultUmaDepositAccount: false,
+          accountInfo: { accountType: 'USD_ACCOUNT', accountNumber: `${digits}000`, routingNumber: '021000021', beneficiary: { beneficiaryType: 'BUSINESS', legalName: 'Sandbox Trigger Ltd' } },
+        },
+        'platform',
+      ).id;
+    }
+    const row = rowFor(ctx, platform.id, accountId, 'customer');
+    return ctx.outbox.append(platform.id, 'EXTERNAL_ACCOUNT.STATUS_UPDATED', row.id, present(row));
   });
 }
 
