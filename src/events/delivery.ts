@@ -253,6 +253,9 @@ export class WebhookDelivery {
         eventId: row.id, attempt: attempt.attempt, attemptedAt, url, outcome: attempt.outcome, responseStatus, error, latencyMs,
         responseBody, state, nextAttemptAt,
       };
+      this.ctx.logger.info('webhook', {
+        event: row.id, type: row.type, attempt: result.attempt, answer: responseStatus ?? error, ms: latencyMs, next: nextAttemptAt ?? state,
+      });
       this.events.emit('activity', {
         kind: 'attempt', platformId: row.platform_id, type: row.type, resourceId: row.resource_id, result,
       } satisfies DeliveryActivity);

@@ -18,7 +18,8 @@ export const webhooksArea: Area = {
   migrations: [],
   handlers,
   init: (ctx) => {
-    startWebhookDelivery(ctx, { endpointOf: (platformId) => platformService(ctx).byId(platformId)?.config.webhookEndpoint });
+    const platforms = platformService(ctx);
+    startWebhookDelivery(ctx, { endpointOf: (platformId) => platforms.byId(platformId)?.config.webhookEndpoint });
   },
   resetPlatform: (ctx, platform) => webhookDelivery(ctx).repo.removePlatform(platform.id),
 };
