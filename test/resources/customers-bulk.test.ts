@@ -30,6 +30,8 @@ describe('bulk CSV customer import', () => {
       'INDIVIDUAL,bulk-1,John Smith,1991-02-16,US,john@example.com,USD,,,,',
       'BUSINESS,,,,,,,Acme,US,12,2018-03-14',
     ].join('\n');
+    // a column that would reach Object.prototype is ignored
+    const hostile = `${header},__proto__.polluted\nINDIVIDUAL,bulk-9,Eve Smith,1990-01-15,US,eve@example.com,USD,,,,,yes\n`;
     const jobId = await uploadCsv(api, csv);
     const pending = await api.get(`/customers/bulk/jobs/${jobId}`);
     expect(pending.body).toMatchObject({ id: jobId, status: 'PENDING', progress: { total: 5, processed: 0, successful: 0, failed: 0 } });
@@ -51,6 +53,10 @@ describe('bulk CSV customer import', () => {
     expect(event.map((e: { type: string }) => e.type)).toEqual(['BULK_UPLOAD.COMPLETED']);
     assertFitsWebhook('bulk-upload', { id: event[0].id, type: event[0].type, timestamp: event[0].timestamp, data: event[0].data });
     expect(event[0].data.progress.successful).toBe(2);
+    const hostileJob = await uploadCsv(api, hostile);
+    await api.advance(1);
+    expect((await api.get(`/customers/bulk/jobs/${hostileJob}`)).body.progress.successful).toBe(1);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
   it('processes large files in batches while the clock moves', async () => {

@@ -141,6 +141,10 @@ describe('KYC link and hosted flow', () => {
     const saved = await hosted(`${session}/fields`, { method: 'POST', body: new URLSearchParams({ 'address.line1': '1 Main St', 'address.postalCode': '98101', 'address.country': 'US' }) });
     expect(saved.status).toBe(303);
     expect((await api.get(`/customers/${id}`)).body.address).toMatchObject({ line1: '1 Main St', country: 'US' });
+    // only the fields the page asks for are taken
+    await hosted(`${session}/fields`, { method: 'POST', body: new URLSearchParams({ '__proto__.polluted': 'yes', 'businessInfo.legalName': 'Renamed' }) });
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect((await api.get(`/customers/${id}`)).body.businessInfo.legalName).toBe('Acme Corporation');
     const ownerForm = new URLSearchParams({
       firstName: 'Alex', lastName: 'Smith', birthDate: '1980-05-05', nationality: 'US', line1: '1 Main St', postalCode: '98101', country: 'US',
       idType: 'SSN', identifier: '123-45-6789', ownershipPercentage: '100',

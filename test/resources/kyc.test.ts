@@ -152,8 +152,11 @@ describe('individual verification', () => {
     expect(third.body.verificationStatus).toBe('PENDING_MANUAL_REVIEW');
     expect(third.body.errors).toEqual([]);
     expect((await api.get(`/customers/${id}`)).body.kycStatus).toBe('PENDING');
-    // the packet under review cannot lose a document
+    // the packet under review cannot lose a document, nor be submitted twice
     expect((await api.delete(`/documents/${front.body.id}`)).status).toBe(409);
+    const twice = await api.post('/verifications', { customerId: id });
+    expect(twice.status).toBe(400);
+    expect(twice.body.message).toContain('under review');
 
     const list = await api.get(`/verifications?customerId=${id}`);
     expect(list.body.data.map((v: { verificationStatus: string }) => v.verificationStatus)).toEqual(['RESOLVE_ERRORS', 'RESOLVE_ERRORS', 'PENDING_MANUAL_REVIEW']);

@@ -13,6 +13,9 @@ const MAX_CSV_BYTES = 10 * 1024 * 1024;
 /** Columns whose cell is a list, separated by `;` or `|`. */
 const LIST_COLUMNS = new Set(['currencies', 'sourceOfFundsCategories', 'sourceOfWealthCategories', 'businessInfo.countriesOfOperation', 'businessInfo.expectedRecipientJurisdictions', 'businessInfo.sourceOfFundsCategories', 'businessInfo.expectedCounterpartyCountries']);
 
+/** Column segments that could reach an object's prototype: ignored. */
+const UNSAFE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
 interface ImportError {
   code: string;
   message: string;
@@ -50,6 +53,7 @@ function rowToRequest(row: Record<string, string>): Record<string, unknown> {
     if (cell === '') continue;
     const value: unknown = LIST_COLUMNS.has(column) ? cell.split(/[;|]/).map((v) => v.trim()).filter(Boolean) : cell;
     const keys = column.trim().split('.');
+    if (keys.some((key) => UNSAFE_KEYS.has(key) || key === '')) continue;
     let node = out;
     for (const key of keys.slice(0, -1)) node = node[key] ??= {};
     node[keys.at(-1)!] = value;

@@ -148,7 +148,9 @@ export function kycExtraRoutes(ctx: SandboxContext): Hono<AppEnv> {
         case 'fields': {
           const customer = getCustomer(ctx, platform.id, customerId);
           const update: Record<string, any> = { customerType: customer.customerType };
-          for (const [key, value] of Object.entries(form)) if (typeof value === 'string' && value !== '') setPath(update, key, value);
+          // Only the paths the page asked for (and so never __proto__ or the like).
+          const asked = new Set(currentGaps(ctx, platform, customerId).filter((g) => g.type === 'MISSING_FIELD').map((g) => g.field));
+          for (const [key, value] of Object.entries(form)) if (asked.has(key) && typeof value === 'string' && value !== '') setPath(update, key, value);
           if (update.address) update.address = { ...customer.profile.address, ...update.address };
           updateCustomer(ctx, platform, customerId, parseWith(customerUpdate, update, 'details'));
           message = 'Details saved.';

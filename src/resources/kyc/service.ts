@@ -615,6 +615,12 @@ export function createVerification(ctx: SandboxContext, platform: Platform, cust
     }
     const repo = kycRepo(ctx);
     const previous = repo.verificationsOf(platform.id, customerId);
+    const latest = previous.at(-1);
+    if (customer.kycStatus !== 'HOLD' && latest && (latest.verification_status === 'IN_PROGRESS' || latest.verification_status === 'PENDING_MANUAL_REVIEW')) {
+      throw invalidInput(`Customer ${customerId} is already under review (verification ${latest.id} is ${latest.verification_status}); wait for its outcome.`, [
+        { field: 'customerId', message: `Verification ${latest.id} is ${latest.verification_status}.` },
+      ]);
+    }
     const seen = new Set<string>();
     const terminal = previous
       .flatMap((v) => JSON.parse(v.errors) as VerificationError[])
