@@ -14,6 +14,11 @@ import { discoveriesArea } from './discoveries/index.js';
 import { ledgerArea } from './ledger/index.js';
 import { transactionsArea } from './transactions/index.js';
 import { transfersArea } from './transfers/index.js';
+import { umaArea } from './uma/index.js';
+import { vaspsArea } from './vasps/index.js';
+import { cryptoWithdrawalsArea } from './crypto-withdrawals/index.js';
+import { ratesArea } from './rates/index.js';
+import { quotesArea } from './quotes/index.js';
 
 /** The areas of the API, in mount order. A new area is one line here. */
 export const areas: readonly Area[] = [
@@ -27,6 +32,11 @@ export const areas: readonly Area[] = [
   ledgerArea,
   transactionsArea,
   transfersArea,
+  umaArea,
+  vaspsArea,
+  cryptoWithdrawalsArea,
+  ratesArea,
+  quotesArea,
 ];
 
 /** Every migration: the infrastructure's first, then each area's, in registry order. */

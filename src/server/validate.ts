@@ -51,8 +51,11 @@ export function parseWith<S extends z.ZodType>(schema: S, value: unknown, what =
   throw new ApiError(400, ErrorCode.INVALID_INPUT, `The ${what} is not valid.`, { errors: fieldErrors(result.error, prefix) });
 }
 
-/** Reads and validates the JSON body; malformed JSON is `400 INVALID_INPUT` too. */
-export async function jsonBody<S extends z.ZodType>(c: AppContext, schema: S): Promise<z.infer<S>> {
+/**
+ * Reads and validates the JSON body; malformed JSON is `400 INVALID_INPUT` too. With
+ * `optional`, an empty body validates as `{}` (for operations whose body is not required).
+ */
+export async function jsonBody<S extends z.ZodType>(c: AppContext, schema: S, options: { optional?: boolean } = {}): Promise<z.infer<S>> {
   const text = await c.req.text();
   let value: unknown;
   if (text.trim() === '') {
@@ -66,6 +69,7 @@ export async function jsonBody<S extends z.ZodType>(c: AppContext, schema: S): P
       });
     }
   }
+  if (value === undefined && options.optional) value = {};
   if (value === undefined) {
     throw new ApiError(400, ErrorCode.INVALID_INPUT, 'The request body is required.', {
       errors: [{ field: '(body)', constraint: { required: true }, message: 'Send a JSON object.' }],

@@ -101,13 +101,10 @@ export function updateTransaction(ctx: SandboxContext, platformId: string, id: s
   for (const [key, value] of Object.entries(patch)) if (value === undefined) delete body[key];
   if (body.status === 'COMPLETED' && current.status !== 'COMPLETED' && patch.settledAt === undefined) body.settledAt = now;
   repoOf(ctx).update(id, body.status, now, JSON.stringify(body));
-  if (body.status !== current.status || patch.refund !== undefined) {
-    const refund = body.refund as { status?: string } | undefined;
-    const type =
-      patch.refund !== undefined && refund?.status
-        ? `${body.type === 'OUTGOING' ? 'OUTGOING' : 'INCOMING'}_PAYMENT.REFUND_${refund.status}`
-        : eventTypeOf(body.type, body.status);
-    ctx.outbox.append(platformId, type, id, body);
+  if (body.status !== current.status) ctx.outbox.append(platformId, eventTypeOf(body.type, body.status), id, body);
+  const refund = body.refund as { status?: string } | undefined;
+  if (patch.refund !== undefined && refund?.status) {
+    ctx.outbox.append(platformId, `${body.type === 'OUTGOING' ? 'OUTGOING' : 'INCOMING'}_PAYMENT.REFUND_${refund.status}`, id, body);
   }
   return body;
 }

@@ -1,0 +1,490 @@
+import { ApiError, ErrorCode, notFound } from '../../core/errors.js';
+import type { SandboxContext } from '../../context.js';
+import { DEFAULT_LOCK_SECONDS, lockSecondsByRail, payoutRuleOf, type PayoutStep } from '../../sandbox/quote-rules.js';
+import { assertCustomerCanMoveMoney, getCustomer, type CustomerRecord } from '../customers/index.js';
+import { getExternalAccountFor, primaryIdentifierSuffix, type ExternalAccount } from '../external-accounts/index.js';
+import { fundingInstructions, type InternalAccountRow } from '../internal-accounts/index.js';
+import { bucketOf, move, post, worldAccount } from '../ledger/index.js';
+import type { Platform } from '../platform/index.js';
+import { price, type Pricing } from '../rates/index.js';
+import { getTransaction, recordTransaction, updateTransaction, type TransactionBody } from '../transactions/index.js';
+import { checkAmount, internalAccountOf, ownerForMovement, type AccountOwner } from '../transfers/index.js';
+import { QuoteRepo, type QuoteRow } from './repo.js';
+import type { QuoteRequest } from './schemas.js';
+
+/** Job kind: the next step of a payout after execution (sandbox-rules.md's quote suffix table). */
+export const PAYOUT_STEP_JOB = 'payout.step';
+
+/** What execution needs to know, fixed when the quote is made. */
+interface Plan {
+  source: { kind: 'ACCOUNT'; accountId: string; currency: string } | { kind: 'REALTIME_FUNDING'; currency: string };
+  destination: { kind: 'INTERNAL'; accountId: string; currency: string; customerId: string | null } | { kind: 'EXTERNAL'; accountId: string; currency: string; suffix: string; rail?: string | undefined };
+  owner: AccountOwner;
+  pricing: Pricing;
+  description?: string | undefined;
+  remittanceInformation?: string | undefined;
+  purposeOfPayment?: string | undefined;
+}
+
+const repos = new WeakMap<SandboxContext, QuoteRepo>();
+
+function repoOf(ctx: SandboxContext): QuoteRepo {
+  let repo = repos.get(ctx);
+  if (!repo) {
+    repo = new QuoteRepo(ctx.db);
+    repos.set(ctx, repo);
+  }
+  return repo;
+}
+
+/** A 404 from a lookup becomes a 400 on the request field: POST /quotes declares no 404. */
+function asField<T>(field: string, lookup: () => T): T {
+  try {
+    return lookup();
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) {
+      throw new ApiError(400, ErrorCode.INVALID_INPUT, error.message, { errors: [{ field, constraint: { rule: 'exists' }, message: error.message }] });
+    }
+    throw error;
+  }
+}
+
+const CRYPTO_TYPES = new Set(['BASE_WALLET', 'ETHEREUM_WALLET', 'POLYGON_WALLET', 'PLASMA_WALLET', 'ARBITRUM_WALLET', 'SOLANA_WALLET', 'TRON_WALLET']);
+
+/** The rail class that decides how long a quote to this external account locks its rate. */
+function lockClassOf(external: ExternalAccount, rail: string | undefined): string {
+  const type = external.accountInfo.accountType;
+  if (type === 'LIGHTNING' || type === 'LIGHTNING_ACCOUNT') return 'LIGHTNING';
+  if (type === 'SPARK_WALLET') return 'SPARK';
+  if (CRYPTO_TYPES.has(type)) return 'CRYPTO';
+  return rail ?? 'BANK_TRANSFER';
+}
+
+/** An external account of the customer (or of the platform for platform-owned sources). */
+function externalDestination(ctx: SandboxContext, platform: Platform, accountId: string, customerId: string | null): ExternalAccount {
+  const account = asField('destination.accountId', () =>
+    getExternalAccountFor(ctx, platform.id, accountId, customerId === null ? 'platform' : 'customer'),
+  );
+  if (customerId !== null && account.customerId !== customerId) {
+    throw new ApiError(400, ErrorCode.INVALID_INPUT, `External account ${accountId} belongs to another customer.`, {
+      errors: [{ field: 'destination.accountId', constraint: { rule: 'same-owner' }, message: "Pay one of the sending customer's own external accounts." }],
+    });
+  }
+  return account;
+}
+
+/** Sender data the receiving side may require, by the contract's `CustomerInfoFieldName`. */
+function senderData(customer: CustomerRecord | undefined, request: QuoteRequest): Map<string, unknown> {
+  const data = new Map<string, unknown>();
+  const p = (customer?.profile ?? {}) as Record<string, any>;
+  const business = p.businessInfo as Record<string, unknown> | undefined;
+  const put = (name: string, value: unknown) => {
+    if (value !== undefined && value !== null && value !== '') data.set(name, value);
+  };
+  put('FULL_NAME', p.fullName ?? business?.legalName);
+  put('COMPANY_LEGAL_NAME', business?.legalName);
+  put('BIRTH_DATE', p.birthDate);
+  put('NATIONALITY', p.nationality);
+  put('EMAIL', p.email);
+  put('PHONE_NUMBER', p.phoneNumber);
+  put('POSTAL_ADDRESS', p.address);
+  put('COUNTRY_OF_RESIDENCE', (p.address as { country?: string } | undefined)?.country);
+  put('TAX_ID', p.identifier ?? business?.taxId);
+  put('REGISTRATION_NUMBER', business?.registrationNumber);
+  put('USER_TYPE', customer?.customerType);
+  put('PURPOSE_OF_PAYMENT', request.purposeOfPayment);
+  for (const [key, value] of Object.entries(request.senderCustomerInfo ?? {})) put(key, value);
+  return data;
+}
+
+/**
+ * The receiving currency's provider-required counterparty fields must all be known about the
+ * sender (from the customer or `senderCustomerInfo`), or the quote fails with
+ * `400 MISSING_MANDATORY_USER_INFO` naming them.
+ */
+function checkSenderInfo(platform: Platform, receivingCode: string, customer: CustomerRecord | undefined, request: QuoteRequest): void {
+  const config = platform.config.supportedCurrencies.find((c) => c.currencyCode === receivingCode);
+  const required = config?.providerRequiredCounterpartyCustomerFields ?? [];
+  if (required.length === 0 || !customer) return;
+  const known = senderData(customer, request);
+  const missing = required.filter((field) => !known.has(field));
+  if (missing.length > 0) {
+    throw new ApiError(400, 'MISSING_MANDATORY_USER_INFO', `Paying ${receivingCode} needs ${missing.join(', ')} about the sender: add them to the customer or to senderCustomerInfo.`, {
+      missingFields: missing,
+      errors: missing.map((field) => ({ field: `senderCustomerInfo.${field}`, constraint: { rule: 'required' }, message: `${field} is required by the ${receivingCode} provider.` })),
+    });
+  }
+}
+
+/** The contract's Quote for a stored row, with EXPIRED shown once an unexecuted quote's lock has passed. */
+function present(ctx: SandboxContext, row: QuoteRow): Record<string, unknown> {
+  const body = JSON.parse(row.body) as Record<string, unknown>;
+  if (row.executed_at === null && ctx.clock.now() >= row.expires_at && (row.status === 'PROCESSING' || row.status === 'PENDING')) body.status = 'EXPIRED';
+  return body;
+}
+
+function quoteRow(ctx: SandboxContext, platformId: string, quoteId: string): QuoteRow {
+  const row = repoOf(ctx).byId(platformId, quoteId);
+  if (!row) throw notFound('QUOTE_NOT_FOUND', `No quote ${quoteId} on this platform.`);
+  return row;
+}
+
+function setQuoteStatus(ctx: SandboxContext, row: QuoteRow, status: string): void {
+  const body = JSON.parse(row.body) as Record<string, unknown>;
+  body.status = status;
+  repoOf(ctx).update(row.id, status, JSON.stringify(body));
+}
+
+/** `POST /quotes`: prices and locks a payment; with `immediatelyExecute`, executes it in the same transaction. */
+export function createQuote(ctx: SandboxContext, platform: Platform, request: QuoteRequest): { status: number; body: Record<string, unknown> } {
+  return ctx.tx(() => {
+    let customer: CustomerRecord | undefined;
+    let source: Plan['source'];
+    let owner: AccountOwner;
+    if (request.source.sourceType === 'ACCOUNT') {
+      const { accountId, customerId } = request.source;
+      const account = asField('source.accountId', () => internalAccountOf(ctx, platform.id, accountId));
+      if (customerId !== undefined && account.customer_id !== customerId) {
+        throw new ApiError(400, ErrorCode.INVALID_INPUT, `Internal account ${accountId} does not belong to ${customerId}.`, {
+          errors: [{ field: 'source.customerId', constraint: { rule: 'owner' }, message: 'Name the customer who owns the source account.' }],
+        });
+      }
+      owner = ownerForMovement(ctx, platform, account);
+      customer = account.customer_id === null ? undefined : getCustomer(ctx, platform.id, account.customer_id);
+      source = { kind: 'ACCOUNT', accountId: account.id, currency: account.currency };
+    } else {
+      const { customerId, currency } = request.source;
+      if (customerId !== undefined) {
+        customer = asField('source.customerId', () => assertCustomerCanMoveMoney(ctx, platform, customerId));
+        owner = { customerId: customer.id, platformCustomerId: customer.platformCustomerId };
+      } else {
+        owner = { customerId: platform.id, platformCustomerId: 'PLATFORM' };
+      }
+      source = { kind: 'REALTIME_FUNDING', currency };
+    }
+    const customerId = customer?.id ?? null;
+
+    let destination: Plan['destination'];
+    let lockClass: string;
+    if (request.destination.destinationType === 'UMA_ADDRESS') {
+      throw new ApiError(400, ErrorCode.INVALID_INPUT, 'Quotes to UMA addresses are not available in this build of the sandbox yet; quote to an account.', {
+        errors: [{ field: 'destination.destinationType', constraint: { enum: ['ACCOUNT'] }, message: 'Use destinationType ACCOUNT.' }],
+      });
+    } else if (request.destination.accountId.startsWith('InternalAccount:')) {
+      const accountId = request.destination.accountId;
+      const account: InternalAccountRow = asField('destination.accountId', () => internalAccountOf(ctx, platform.id, accountId));
+      if (account.status !== 'ACTIVE') throw new ApiError(400, ErrorCode.INVALID_INPUT, `Internal account ${account.id} is ${account.status}.`);
+      destination = { kind: 'INTERNAL', accountId: account.id, currency: account.currency, customerId: account.customer_id };
+      lockClass = 'INTERNAL';
+    } else {
+      const external = externalDestination(ctx, platform, request.destination.accountId, customerId);
+      const rail = request.destination.paymentRail ?? (external.accountInfo.paymentRails as string[] | undefined)?.[0];
+      destination = { kind: 'EXTERNAL', accountId: external.id, currency: external.currency, suffix: primaryIdentifierSuffix(external), rail };
+      lockClass = lockClassOf(external, rail);
+    }
+    if (source.kind === 'ACCOUNT' && destination.kind === 'INTERNAL' && source.accountId === destination.accountId) {
+      throw new ApiError(400, 'SELF_PAYMENT', 'The source and destination are the same account.');
+    }
+
+    const pricing = price(ctx, platform, {
+      from: source.currency,
+      to: destination.currency,
+      side: request.lockedCurrencySide,
+      amount: request.lockedCurrencyAmount,
+      feeOverride: request.platformFeeOverride,
+    });
+    checkAmount(platform, source.currency, pricing.totalSendingAmount, 'OUTGOING');
+    // The receiving provider asks about the sender only when the money leaves the platform.
+    if (destination.kind === 'EXTERNAL') checkSenderInfo(platform, destination.currency, customer, request);
+
+    const id = ctx.ids.next('Quote');
+    const transactionId = ctx.ids.next('Transaction');
+    const now = ctx.clock.now();
+    const expiresAt = now + (lockSecondsByRail[lockClass] ?? DEFAULT_LOCK_SECONDS) * 1000;
+    const body: Record<string, unknown> = {
+      id,
+      // API.md: "A newly created quote has status PROCESSING and a transactionId."
+      status: 'PROCESSING',
+      createdAt: new Date(now).toISOString(),
+      expiresAt: new Date(expiresAt).toISOString(),
+      source: request.source,
+      destination: request.destination,
+      sendingCurrency: pricing.sendingCurrency,
+      receivingCurrency: pricing.receivingCurrency,
+      totalSendingAmount: pricing.totalSendingAmount,
+      totalReceivingAmount: pricing.totalReceivingAmount,
+      exchangeRate: pricing.exchangeRate,
+      feesIncluded: pricing.feesIncluded,
+      platformFeesIncluded: pricing.platformFeesIncluded,
+      transactionId,
+      rateDetails: pricing.rateDetails,
+    };
+    if (source.kind === 'REALTIME_FUNDING') body.paymentInstructions = fundingInstructions(id, source.currency, customerId === null);
+    const plan: Plan = {
+      source,
+      destination,
+      owner,
+      pricing,
+      description: request.description,
+      remittanceInformation: request.remittanceInformation,
+      purposeOfPayment: request.purposeOfPayment,
+    };
+    const row: QuoteRow = {
+      id,
+      platform_id: platform.id,
+      status: 'PROCESSING',
+      expires_at: expiresAt,
+      executed_at: null,
+      transaction_id: transactionId,
+      plan: JSON.stringify(plan),
+      body: JSON.stringify(body),
+    };
+    repoOf(ctx).insert(row);
+    if (request.immediatelyExecute && source.kind === 'ACCOUNT') return { status: 201, body: executeQuote(ctx, platform, id) };
+    return { status: 201, body };
+  });
+}
+
+/** `GET /quotes/{quoteId}`. */
+export function getQuote(ctx: SandboxContext, platformId: string, quoteId: string): Record<string, unknown> {
+  return present(ctx, quoteRow(ctx, platformId, quoteId));
+}
+
+/** Claims an unexecuted, unexpired quote for execution (or funding), or throws the contract's error. */
+function claim(ctx: SandboxContext, row: QuoteRow, conflictStatus: 400 | 409): void {
+  const code = conflictStatus === 409 ? ErrorCode.CONFLICT : ErrorCode.INVALID_INPUT;
+  if (row.executed_at !== null) {
+    throw new ApiError(conflictStatus, code, `Quote ${row.id} was already executed; its transaction is ${row.transaction_id}.`, { reason: 'QUOTE_ALREADY_EXECUTED', transactionId: row.transaction_id });
+  }
+  if (ctx.clock.now() >= row.expires_at) {
+    throw new ApiError(conflictStatus, code, `Quote ${row.id} expired at ${new Date(row.expires_at).toISOString()}; request a new quote.`, { reason: 'QUOTE_EXPIRED' });
+  }
+  if (!repoOf(ctx).markExecuted(row.id, ctx.clock.iso())) {
+    throw new ApiError(conflictStatus, code, `Quote ${row.id} was already executed.`, { reason: 'QUOTE_ALREADY_EXECUTED' });
+  }
+}
+
+const money = (amount: number, currency: Pricing['sendingCurrency']) => ({ amount, currency });
+
+/** The outgoing transaction of a quote, in the contract's OutgoingTransaction shape. */
+function outgoingFields(row: QuoteRow, plan: Plan, status: string): Record<string, unknown> & { status: string; type: 'OUTGOING'; customerId: string; platformCustomerId: string } {
+  const { pricing } = plan;
+  const rule = plan.destination.kind === 'EXTERNAL' ? payoutRuleOf(plan.destination.suffix) : undefined;
+  return {
+    id: row.transaction_id,
+    status,
+    type: 'OUTGOING',
+    direction: 'DEBIT',
+    source:
+      plan.source.kind === 'ACCOUNT'
+        ? { sourceType: 'ACCOUNT', accountId: plan.source.accountId, currency: plan.source.currency }
+        : { sourceType: 'REALTIME_FUNDING', currency: plan.source.currency, ...(plan.owner.customerId.startsWith('Customer:') ? { customerId: plan.owner.customerId } : {}) },
+    destination: { destinationType: 'ACCOUNT', accountId: plan.destination.accountId, currency: plan.destination.currency },
+    ...plan.owner,
+    sentAmount: money(pricing.totalSendingAmount, pricing.sendingCurrency),
+    receivedAmount: money(pricing.totalReceivingAmount, pricing.receivingCurrency),
+    exchangeRate: pricing.exchangeRate,
+    fees: pricing.feesIncluded,
+    platformFees: pricing.platformFeesIncluded,
+    quoteId: row.id,
+    rateDetails: pricing.rateDetails,
+    description: plan.description ?? plan.remittanceInformation ?? rule?.description ?? 'Cross-currency payment',
+    reconciliationInstructions: { reference: `SBX-${row.transaction_id.slice(-12).toUpperCase()}` },
+    ...(plan.destination.kind === 'EXTERNAL' && plan.destination.rail ? { paymentRail: plan.destination.rail, railSelectionMode: 'AUTO' } : {}),
+    ...(plan.purposeOfPayment ? { purposeOfPayment: plan.purposeOfPayment } : {}),
+  };
+}
+
+/**
+ * Moves the money and records the transactions once a quote is claimed: to an internal
+ * account it settles at once (and the receiver gets an incoming transaction); to an external
+ * account it is held and the suffix rule's steps run on the sandbox clock.
+ */
+function startPayout(ctx: SandboxContext, platform: Platform, row: QuoteRow, plan: Plan): TransactionBody {
+  const { pricing } = plan;
+  const fromAccount = plan.source.kind === 'ACCOUNT' ? plan.source.accountId : undefined;
+  if (plan.destination.kind === 'INTERNAL') {
+    const destination = plan.destination;
+    const legs = [
+      { account: worldAccount(pricing.sendingCurrency.code), currency: pricing.sendingCurrency.code, amount: pricing.totalSendingAmount },
+      { account: worldAccount(pricing.receivingCurrency.code), currency: pricing.receivingCurrency.code, amount: -pricing.totalReceivingAmount },
+      { account: bucketOf(destination.accountId), currency: pricing.receivingCurrency.code, amount: pricing.totalReceivingAmount },
+    ];
+    post(ctx, platform.id, row.transaction_id, fromAccount
+      ? [{ account: bucketOf(fromAccount), currency: pricing.sendingCurrency.code, amount: -pricing.totalSendingAmount }, ...legs]
+      : [{ account: worldAccount(pricing.sendingCurrency.code), currency: pricing.sendingCurrency.code, amount: -pricing.totalSendingAmount }, ...legs]);
+    const outgoing = recordTransaction(ctx, platform.id, outgoingFields(row, plan, 'COMPLETED'));
+    const receiver: AccountOwner = destination.customerId === null
+      ? { customerId: platform.id, platformCustomerId: 'PLATFORM' }
+      : { customerId: destination.customerId, platformCustomerId: getCustomer(ctx, platform.id, destination.customerId).platformCustomerId };
+    recordTransaction(ctx, platform.id, {
+      status: 'COMPLETED',
+      type: 'INCOMING',
+      direction: 'CREDIT',
+      source: fromAccount ? { sourceType: 'ACCOUNT', accountId: fromAccount, currency: pricing.sendingCurrency.code } : { sourceType: 'REALTIME_FUNDING', currency: pricing.sendingCurrency.code },
+      destination: { destinationType: 'ACCOUNT', accountId: destination.accountId, currency: destination.currency },
+      ...receiver,
+      sentAmount: money(pricing.totalSendingAmount, pricing.sendingCurrency),
+      receivedAmount: money(pricing.totalReceivingAmount, pricing.receivingCurrency),
+      exchangeRate: pricing.exchangeRate,
+      fees: 0,
+      quoteId: row.id,
+      description: plan.description ?? 'Cross-currency payment received',
+      reconciliationInstructions: { reference: `SBX-${row.transaction_id.slice(-12).toUpperCase()}` },
+    });
+    setQuoteStatus(ctx, row, 'COMPLETED');
+    return outgoing;
+  }
+  const rule = payoutRuleOf(plan.destination.suffix);
+  if (rule.failAtExecution) {
+    const failed = recordTransaction(ctx, platform.id, { ...outgoingFields(row, plan, 'FAILED'), failureReason: rule.failAtExecution.failureReason });
+    setQuoteStatus(ctx, row, 'FAILED');
+    return failed;
+  }
+  if (fromAccount) move(ctx, platform.id, row.transaction_id, bucketOf(fromAccount), bucketOf(fromAccount, 'held'), pricing.sendingCurrency.code, pricing.totalSendingAmount);
+  const transaction = recordTransaction(ctx, platform.id, outgoingFields(row, plan, 'PROCESSING'));
+  scheduleStep(ctx, platform.id, row.id, 0, rule.steps[0]);
+  return transaction;
+}
+
+function scheduleStep(ctx: SandboxContext, platformId: string, quoteId: string, index: number, step: PayoutStep | undefined): void {
+  if (step) ctx.scheduler.schedule(platformId, PAYOUT_STEP_JOB, step.afterSeconds * 1000, { quoteId, index });
+}
+
+/**
+ * `POST /quotes/{quoteId}/execute`: for an internal-account source, checks the balance, debits
+ * or holds and records the transaction in one SQLite transaction. Executing twice or after
+ * `expiresAt` is `409`; without funds `400 INVALID_AMOUNT`; none of them writes anything.
+ */
+export function executeQuote(ctx: SandboxContext, platform: Platform, quoteId: string): Record<string, unknown> {
+  return ctx.tx(() => {
+    const row = quoteRow(ctx, platform.id, quoteId);
+    const plan = JSON.parse(row.plan) as Plan;
+    if (plan.source.kind !== 'ACCOUNT') {
+      throw new ApiError(400, ErrorCode.INVALID_INPUT, `Quote ${quoteId} is funded in real time: pay its paymentInstructions (in the sandbox, POST /sandbox/send) instead of executing it.`);
+    }
+    claim(ctx, row, 409);
+    ownerForMovement(ctx, platform, internalAccountOf(ctx, platform.id, plan.source.accountId));
+    startPayout(ctx, platform, row, plan);
+    return present(ctx, quoteRow(ctx, platform.id, quoteId));
+  });
+}
+
+/**
+ * `POST /sandbox/send`: simulates the payer paying a real-time-funded quote's instructions.
+ * The amount must match `totalSendingAmount` in the sending currency, or the payment fails
+ * with `FUNDING_AMOUNT_MISMATCH` (and the money goes back to the payer).
+ */
+export function sandboxSend(ctx: SandboxContext, platform: Platform, request: { quoteId: string; currencyCode: string; currencyAmount?: number | undefined }): TransactionBody {
+  return ctx.tx(() => {
+    const row = quoteRow(ctx, platform.id, request.quoteId);
+    const plan = JSON.parse(row.plan) as Plan;
+    if (plan.source.kind !== 'REALTIME_FUNDING') {
+      throw new ApiError(400, ErrorCode.INVALID_INPUT, `Quote ${row.id} draws on an internal account; execute it with POST /quotes/${row.id}/execute.`);
+    }
+    if (request.currencyCode !== plan.pricing.sendingCurrency.code) {
+      throw new ApiError(400, 'INVALID_CURRENCY', `Quote ${row.id} is paid in ${plan.pricing.sendingCurrency.code}, not ${request.currencyCode}.`, {
+        errors: [{ field: 'currencyCode', constraint: { enum: [plan.pricing.sendingCurrency.code] }, message: `Send ${plan.pricing.sendingCurrency.code}.` }],
+      });
+    }
+    claim(ctx, row, 400);
+    const amount = request.currencyAmount ?? plan.pricing.totalSendingAmount;
+    if (amount !== plan.pricing.totalSendingAmount) {
+      setQuoteStatus(ctx, row, 'FAILED');
+      return recordTransaction(ctx, platform.id, { ...outgoingFields(row, plan, 'FAILED'), failureReason: 'FUNDING_AMOUNT_MISMATCH' });
+    }
+    return startPayout(ctx, platform, row, plan);
+  });
+}
+
+/** One scheduled step of a payout; a step whose transaction moved on (cancelled) does nothing. */
+export function runPayoutStep(ctx: SandboxContext, platformId: string, quoteId: string, index: number): void {
+  const row = repoOf(ctx).byId(platformId, quoteId);
+  if (!row) return;
+  const plan = JSON.parse(row.plan) as Plan;
+  if (plan.destination.kind !== 'EXTERNAL') return;
+  const steps = payoutRuleOf(plan.destination.suffix).steps;
+  const step = steps[index];
+  if (!step) return;
+  const transaction = getTransaction(ctx, platformId, row.transaction_id);
+  const { pricing } = plan;
+  const fromAccount = plan.source.kind === 'ACCOUNT' ? plan.source.accountId : undefined;
+  const code = pricing.sendingCurrency.code;
+  const refund = (status: 'COMPLETED' | 'FAILED', reason: string) => ({
+    reference: `RFD-${row.transaction_id.slice(-12).toUpperCase()}`,
+    initiatedAt: ctx.clock.iso(),
+    ...(status === 'COMPLETED' ? { settledAt: ctx.clock.iso() } : {}),
+    status,
+    reason,
+  });
+  if (step.kind === 'complete') {
+    if (transaction.status !== 'PROCESSING') return;
+    if (fromAccount) move(ctx, platformId, row.transaction_id, bucketOf(fromAccount, 'held'), worldAccount(code), code, pricing.totalSendingAmount);
+    updateTransaction(ctx, platformId, row.transaction_id, { status: 'COMPLETED' });
+    setQuoteStatus(ctx, row, 'COMPLETED');
+  } else if (step.kind === 'fail') {
+    if (transaction.status !== 'PROCESSING') return;
+    if (fromAccount) {
+      move(ctx, platformId, row.transaction_id, bucketOf(fromAccount, 'held'), step.refund === 'COMPLETED' ? bucketOf(fromAccount) : worldAccount(code), code, pricing.totalSendingAmount);
+    }
+    updateTransaction(ctx, platformId, row.transaction_id, { status: 'FAILED', failureReason: step.failureReason, refund: refund(step.refund, step.refundReason) });
+    setQuoteStatus(ctx, row, 'FAILED');
+  } else {
+    if (transaction.status !== 'COMPLETED') return;
+    // The receiving bank returned the payout: the money comes back to the source.
+    if (fromAccount) move(ctx, platformId, row.transaction_id, worldAccount(code), bucketOf(fromAccount), code, pricing.totalSendingAmount);
+    updateTransaction(ctx, platformId, row.transaction_id, { status: 'FAILED', failureReason: 'PAYOUT_RETURNED', refund: refund('COMPLETED', 'TRANSACTION_FAILED') });
+    setQuoteStatus(ctx, row, 'FAILED');
+  }
+  scheduleStep(ctx, platformId, quoteId, index + 1, steps[index + 1]);
+}
+
+/**
+ * `POST /transactions/{id}/cancel`: an outgoing payment that has not settled (PENDING or
+ * PROCESSING) is cancelled, its held funds released; anything else is `409 TRANSACTION_NOT_CANCELLABLE`.
+ */
+export function cancelTransaction(ctx: SandboxContext, platform: Platform, transactionId: string, reason: string | undefined): TransactionBody {
+  return ctx.tx(() => {
+    const transaction = getTransaction(ctx, platform.id, transactionId);
+    if (transaction.type !== 'OUTGOING' || (transaction.status !== 'PENDING' && transaction.status !== 'PROCESSING')) {
+      throw new ApiError(409, 'TRANSACTION_NOT_CANCELLABLE', `Transaction ${transactionId} is ${transaction.type} ${transaction.status}: it has settled or is past the point where it can be cancelled.`);
+    }
+    const source = transaction.source as { sourceType: string; accountId?: string; currency?: string };
+    const sent = transaction.sentAmount as { amount: number; currency: { code: string } };
+    if (source.sourceType === 'ACCOUNT' && source.accountId) {
+      move(ctx, platform.id, transactionId, bucketOf(source.accountId, 'held'), bucketOf(source.accountId), sent.currency.code, sent.amount);
+    }
+    const now = ctx.clock.iso();
+    const updated = updateTransaction(ctx, platform.id, transactionId, {
+      status: 'FAILED',
+      refund: { reference: `RFD-${transactionId.slice(-12).toUpperCase()}`, initiatedAt: now, settledAt: now, status: 'COMPLETED', reason: 'USER_CANCELLATION' },
+      ...(reason ? { description: `${String(transaction.description ?? 'Payment')} (cancelled: ${reason})` } : {}),
+    });
+    const quote = repoOf(ctx).byTransaction(platform.id, transactionId);
+    if (quote) setQuoteStatus(ctx, quote, 'FAILED');
+    return updated;
+  });
+}
+
+/** `POST /transactions/{id}/confirm`: records (or moves) the receipt-delivery time. */
+export function confirmReceipt(ctx: SandboxContext, platform: Platform, transactionId: string, at: string | undefined): TransactionBody {
+  return ctx.tx(() => {
+    getTransaction(ctx, platform.id, transactionId);
+    return updateTransaction(ctx, platform.id, transactionId, { receiptDeliveryConfirmedAt: at === undefined ? ctx.clock.iso() : new Date(at).toISOString() });
+  });
+}
+
+/**
+ * `POST /transactions/{id}/approve` and `/reject`: only an incoming payment the platform held
+ * for approval can be decided. No flow of this sandbox holds one for the platform yet, so every
+ * existing transaction answers `409 TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL`.
+ */
+export function decidePendingPayment(ctx: SandboxContext, platform: Platform, transactionId: string): never {
+  const transaction = getTransaction(ctx, platform.id, transactionId);
+  throw new ApiError(409, 'TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL', `Transaction ${transactionId} (${transaction.type} ${transaction.status}) is not pending platform approval.`);
+}
+
+/** Wipes a platform's quotes (sandbox reset). */
+export function removePlatformQuotes(ctx: SandboxContext, platformId: string): void {
+  repoOf(ctx).removePlatform(platformId);
+}
