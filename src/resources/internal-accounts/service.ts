@@ -157,32 +157,51 @@ export function listInternalAccounts(
   );
 }
 
-/** Deterministic digits derived from an id: the same account always shows the same instructions. */
-function digitsOf(seed: string, length: number): string {
-  let out = '';
-  let round = 0;
-  while (out.length < length) {
-    const hash = createHash('sha256').update(`${seed}:${round}`).digest();
-    for (const byte of hash) {
-      if (byte < 250) out += String(byte % 10);
-      if (out.length === length) break;
-    }
-    round += 1;
-  }
-  return out;
-}
-
-function hexOf(seed: string, length: number): string {
-  return createHash('sha256').update(seed).digest('hex').repeat(2).slice(0, length);
-}
-
 const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
-function base58Of(seed: string, length: number): string {
-  const hash = createHash('sha256').update(seed).digest();
-  let out = '';
-  for (let i = 0; out.length < length; i += 1) out += BASE58[hash[i % hash.length]! % 58];
-  return out;
+
+/**
+ * Deterministic characters derived from an account id (xoshiro128** seeded by one SHA-256 of
+ * the id): the same account always shows the same instructions, at one hash per account.
+ */
+class Draw {
+  private readonly s: Uint32Array;
+
+  constructor(seed: string) {
+    const hash = createHash('sha256').update(seed).digest();
+    this.s = new Uint32Array([hash.readUInt32LE(0), hash.readUInt32LE(4), hash.readUInt32LE(8), hash.readUInt32LE(12) | 1]);
+  }
+
+  private next(): number {
+    const s = this.s;
+    const result = Math.imul(rotl(Math.imul(s[1]!, 5), 7), 9) >>> 0;
+    const t = s[1]! << 9;
+    s[2]! ^= s[0]!;
+    s[3]! ^= s[1]!;
+    s[1]! ^= s[2]!;
+    s[0]! ^= s[3]!;
+    s[2]! ^= t;
+    s[3] = rotl(s[3]!, 11);
+    return result;
+  }
+
+  private chars(alphabet: string, length: number): string {
+    let out = '';
+    for (let i = 0; i < length; i += 1) out += alphabet[this.next() % alphabet.length];
+    return out;
+  }
+
+  digits(length: number): string {
+    return this.chars('0123456789', length);
+  }
+  hex(length: number): string {
+    return this.chars('0123456789abcdef', length);
+  }
+  base58(length: number): string {
+    return this.chars(BASE58, length);
+  }
 }
+
+const rotl = (x: number, k: number) => ((x << k) | (x >>> (32 - k))) >>> 0;
 
 /** An IBAN with a valid ISO 13616 check (mod 97). */
 function ibanOf(country: string, bban: string): string {
@@ -199,7 +218,8 @@ function ibanOf(country: string, bban: string): string {
  * with the reference that routes a deposit to this account.
  */
 export function fundingInstructions(accountId: string, currency: string, isPlatformAccount: boolean): Record<string, unknown>[] {
-  const reference = `SBX-${digitsOf(`${accountId}:ref`, 10)}`;
+  const draw = new Draw(accountId);
+  const reference = `SBX-${draw.digits(10)}`;
   const notes = (rail: string) => `Sandbox deposit instructions: send ${currency} over ${rail} and quote the reference ${reference}.`;
   const wrap = (info: Record<string, unknown>, rail: string) => [
     { instructionsNotes: notes(rail), isPlatformAccount, accountOrWalletInfo: info },
@@ -209,7 +229,7 @@ export function fundingInstructions(accountId: string, currency: string, isPlatf
       return wrap(
         {
           accountType: 'USD_ACCOUNT',
-          accountNumber: digitsOf(`${accountId}:acct`, 12),
+          accountNumber: draw.digits(12),
           routingNumber: '021000021',
           bankName: 'Sandbox Bank, N.A.',
           bankAccountType: 'CHECKING',
@@ -222,7 +242,7 @@ export function fundingInstructions(accountId: string, currency: string, isPlatf
       return wrap(
         {
           accountType: 'EUR_ACCOUNT',
-          iban: ibanOf('DE', `50010517${digitsOf(`${accountId}:acct`, 10)}`),
+          iban: ibanOf('DE', `50010517${draw.digits(10)}`),
           swiftCode: 'SBXBDEFFXXX',
           paymentRails: ['SEPA', 'SEPA_INSTANT'],
           reference,
@@ -231,37 +251,37 @@ export function fundingInstructions(accountId: string, currency: string, isPlatf
       );
     case 'GBP':
       return wrap(
-        { accountType: 'GBP_ACCOUNT', sortCode: '040004', accountNumber: digitsOf(`${accountId}:acct`, 8), paymentRails: ['FASTER_PAYMENTS'], reference },
+        { accountType: 'GBP_ACCOUNT', sortCode: '040004', accountNumber: draw.digits(8), paymentRails: ['FASTER_PAYMENTS'], reference },
         'Faster Payments',
       );
     case 'MXN':
-      return wrap({ accountType: 'MXN_ACCOUNT', clabeNumber: `646180${digitsOf(`${accountId}:acct`, 12)}`, paymentRails: ['SPEI'], reference }, 'SPEI');
+      return wrap({ accountType: 'MXN_ACCOUNT', clabeNumber: `646180${draw.digits(12)}`, paymentRails: ['SPEI'], reference }, 'SPEI');
     case 'BRL':
       return wrap(
-        { accountType: 'BRL_ACCOUNT', qrCode: `00020126580014br.gov.bcb.pix0136${hexOf(`${accountId}:pix`, 36)}5204000053039865802BR6304${hexOf(`${accountId}:crc`, 4).toUpperCase()}` },
+        { accountType: 'BRL_ACCOUNT', qrCode: `00020126580014br.gov.bcb.pix0136${draw.hex(36)}5204000053039865802BR6304${draw.hex(4).toUpperCase()}` },
         'PIX',
       );
     case 'INR':
       return wrap(
-        { accountType: 'INR_ACCOUNT', vpa: `sbx${digitsOf(`${accountId}:vpa`, 10)}@sandbox`, accountNumber: digitsOf(`${accountId}:acct`, 14), ifsc: 'SBXB0000001', paymentRails: ['UPI', 'NEFT', 'RTGS'] },
+        { accountType: 'INR_ACCOUNT', vpa: `sbx${draw.digits(10)}@sandbox`, accountNumber: draw.digits(14), ifsc: 'SBXB0000001', paymentRails: ['UPI', 'NEFT', 'RTGS'] },
         'UPI, NEFT or RTGS',
       );
     case 'NGN':
-      return wrap({ accountType: 'NGN_ACCOUNT', accountNumber: digitsOf(`${accountId}:acct`, 10), bankName: 'Sandbox Bank Nigeria', paymentRails: ['BANK_TRANSFER'], reference }, 'bank transfer');
+      return wrap({ accountType: 'NGN_ACCOUNT', accountNumber: draw.digits(10), bankName: 'Sandbox Bank Nigeria', paymentRails: ['BANK_TRANSFER'], reference }, 'bank transfer');
     case 'PHP':
-      return wrap({ accountType: 'PHP_ACCOUNT', bankName: 'Sandbox Bank Philippines', accountNumber: digitsOf(`${accountId}:acct`, 12), paymentRails: ['BANK_TRANSFER'], reference }, 'bank transfer');
+      return wrap({ accountType: 'PHP_ACCOUNT', bankName: 'Sandbox Bank Philippines', accountNumber: draw.digits(12), paymentRails: ['BANK_TRANSFER'], reference }, 'bank transfer');
     case 'USDC':
       return [
-        { instructionsNotes: notes('Solana'), isPlatformAccount, accountOrWalletInfo: { accountType: 'SOLANA_WALLET', address: base58Of(`${accountId}:sol`, 44), assetType: 'USDC' } },
-        { instructionsNotes: notes('Base'), isPlatformAccount, accountOrWalletInfo: { accountType: 'BASE_WALLET', address: `0x${hexOf(`${accountId}:base`, 40)}`, assetType: 'USDC' } },
+        { instructionsNotes: notes('Solana'), isPlatformAccount, accountOrWalletInfo: { accountType: 'SOLANA_WALLET', address: draw.base58(44), assetType: 'USDC' } },
+        { instructionsNotes: notes('Base'), isPlatformAccount, accountOrWalletInfo: { accountType: 'BASE_WALLET', address: `0x${draw.hex(40)}`, assetType: 'USDC' } },
       ];
     case 'BTC':
       return [
-        { instructionsNotes: notes('Lightning (Spark)'), isPlatformAccount, accountOrWalletInfo: { accountType: 'SPARK_WALLET', address: `sp1${hexOf(`${accountId}:spark`, 58)}`, assetType: 'BTC' } },
-        { instructionsNotes: notes('Bitcoin L1'), isPlatformAccount, accountOrWalletInfo: { accountType: 'BITCOIN_L1', address: `bc1q${hexOf(`${accountId}:btc`, 38)}`, network: 'BITCOIN' } },
+        { instructionsNotes: notes('Lightning (Spark)'), isPlatformAccount, accountOrWalletInfo: { accountType: 'SPARK_WALLET', address: `sp1${draw.hex(58)}`, assetType: 'BTC' } },
+        { instructionsNotes: notes('Bitcoin L1'), isPlatformAccount, accountOrWalletInfo: { accountType: 'BITCOIN_L1', address: `bc1q${draw.hex(38)}`, network: 'BITCOIN' } },
       ];
     case 'USDB':
-      return wrap({ accountType: 'SPARK_WALLET', address: `sp1${hexOf(`${accountId}:spark`, 58)}`, assetType: 'USDB' }, 'Spark');
+      return wrap({ accountType: 'SPARK_WALLET', address: `sp1${draw.hex(58)}`, assetType: 'USDB' }, 'Spark');
     default:
       return [];
   }
