@@ -135,6 +135,9 @@ describe('customers: create, get, update, delete', () => {
     const deleted = await api.delete(`/customers/${first.body.id}`);
     expect(deleted.status).toBe(200);
     expect(deleted.body.isDeleted).toBe(true);
+    const closed = (await api.get(`/customers/internal-accounts?customerId=${first.body.id}&limit=100`)).body.data as { status: string }[];
+    expect(closed.length).toBeGreaterThan(0);
+    expect(new Set(closed.map((a) => a.status))).toEqual(new Set(['CLOSED']));
     const again = await api.delete(`/customers/${first.body.id}`);
     expect(again.status).toBe(410);
     expect(again.body.code).toBe('CUSTOMER_DELETED');

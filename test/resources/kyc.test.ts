@@ -326,6 +326,9 @@ describe('business verification (KYB)', () => {
     expect(res.body.verificationStatus).toBe('REJECTED');
     expect(res.body.errors).toEqual([expect.objectContaining({ resourceId: id, type: 'APPLICANT_REJECTED' })]);
     expect((await api.get(`/customers/${id}`)).body.kybStatus).toBe('REJECTED');
+    const rejectedEvents = await events(api, res.body.id);
+    expect(rejectedEvents.map((e) => e.type)).toEqual(['VERIFICATION.REJECTED']);
+    assertFitsWebhook('verification-update', { id: rejectedEvents[0]!.id, type: rejectedEvents[0]!.type, timestamp: rejectedEvents[0]!.timestamp, data: rejectedEvents[0]!.data });
     expect((await api.post('/verifications', { customerId: id })).status).toBe(400);
     const held = await decide(api, id, 'HOLD');
     expect(held.customer.kybStatus).toBe('HOLD');
