@@ -157,18 +157,30 @@ export class WebhookDelivery {
     if (this.stopped) return;
     const room = MAX_IN_FLIGHT - this.inFlight.size;
     if (room <= 0) return;
-    for (const row of this.repo.ready(room)) {
-      const url = this.options.endpointOf(row.platform_id);
-      if (!url) {
-        this.repo.setState(row.id, 'NO_ENDPOINT');
-        this.events.emit('activity', {
-          kind: 'no-endpoint', platformId: row.platform_id, eventId: row.id, type: row.type, resourceId: row.resource_id,
-        } satisfies DeliveryActivity);
-        continue;
+    const rows = this.repo.ready(room);
+    // One transaction for the whole batch: state changes of many events cost one commit.
+    const sends = this.ctx.tx(() => {
+      const out: { row: DeliveryRow; url: string }[] = [];
+      for (const row of rows) {
+        const url = this.options.endpointOf(row.platform_id);
+        if (!url) {
+          this.repo.setState(row.id, 'NO_ENDPOINT');
+          continue;
+        }
+        this.repo.markSending(row.id, false);
+        out.push({ row, url });
       }
-      this.repo.markSending(row.id, false);
-      this.track(row.id, this.attempt({ ...row, attempt_count: row.attempt_count + 1 }, url, true));
+      return out;
+    });
+    for (const row of rows) {
+      if (sends.some((send) => send.row.id === row.id)) continue;
+      this.events.emit('activity', {
+        kind: 'no-endpoint', platformId: row.platform_id, eventId: row.id, type: row.type, resourceId: row.resource_id,
+      } satisfies DeliveryActivity);
     }
+    for (const { row, url } of sends) this.track(row.id, this.attempt({ ...row, attempt_count: row.attempt_count + 1 }, url, true));
+    // A full batch with nothing sent may have more waiting behind it.
+    if (rows.length === room && sends.length === 0) this.kick();
   }
 
   private track<T>(eventId: string, work: Promise<T>): Promise<T> {

@@ -14,7 +14,7 @@ export interface ApiResponse<T = any> {
 export interface RequestOptions {
   body?: unknown;
   /** A raw body (FormData, string, bytes) sent as is. */
-  rawBody?: BodyInit;
+  rawBody?: RequestInit['body'];
   headers?: Record<string, string>;
   /** Other credentials, or `false` for none. */
   auth?: { clientId: string; clientSecret: string } | false;
@@ -48,7 +48,7 @@ export class Api {
     const headers: Record<string, string> = { ...options.headers };
     const auth = options.auth === undefined ? { clientId: this.clientId, clientSecret: this.clientSecret } : options.auth;
     if (auth) headers.Authorization = basic(auth.clientId, auth.clientSecret);
-    let body: BodyInit | undefined = options.rawBody;
+    let body: RequestInit['body'] = options.rawBody;
     if (options.body !== undefined) {
       body = JSON.stringify(options.body);
       headers['Content-Type'] ??= 'application/json';

@@ -87,6 +87,7 @@ export class PlatformService {
   private readonly repo: PlatformRepo;
   /** Authenticated platforms by client id; cleared by every platform write (reads repopulate it). */
   private readonly cache = new Map<string, { secretDigest: Buffer; platform: Platform }>();
+  private readonly byIdCache = new Map<string, Platform>();
 
   constructor(private readonly ctx: SandboxContext) {
     this.repo = new PlatformRepo(ctx.db);
@@ -110,8 +111,18 @@ export class PlatformService {
   }
 
   byId(id: string): Platform | undefined {
+    const cached = this.byIdCache.get(id);
+    if (cached) return cached;
     const row = this.repo.byId(id);
-    return row ? toPlatform(row) : undefined;
+    if (!row) return undefined;
+    const platform = toPlatform(row);
+    this.byIdCache.set(id, platform);
+    return platform;
+  }
+
+  private invalidate(): void {
+    this.cache.clear();
+    this.byIdCache.clear();
   }
 
   list(): Platform[] {
@@ -139,7 +150,7 @@ export class PlatformService {
         updated_at: now,
       };
       this.repo.insert(row);
-      this.cache.clear();
+      this.invalidate();
       return toPlatform(row);
     });
   }
@@ -152,7 +163,7 @@ export class PlatformService {
       if (row.client_secret !== input.clientSecret) {
         // Restarted with a new secret for the same client id: the new one wins.
         this.repo.updateSecret(row.id, input.clientSecret, this.ctx.clock.iso());
-        this.cache.clear();
+        this.invalidate();
       }
       return toPlatform(row);
     });
@@ -199,7 +210,7 @@ export class PlatformService {
       if (update.feeConfigs) config.feeConfigs = mergeFeeConfigs(config.feeConfigs, update.feeConfigs);
       const now = this.ctx.clock.iso();
       this.repo.updateConfig(platform.id, JSON.stringify(config), now);
-      this.cache.clear();
+      this.invalidate();
       return this.getConfig({ ...current, config, updatedAt: now });
     });
   }
@@ -208,7 +219,7 @@ export class PlatformService {
   updateSettings(platform: Platform, settings: Partial<PlatformSettings>): Platform {
     const next = { ...platform.settings, ...settings };
     this.repo.updateSettings(platform.id, JSON.stringify(next), this.ctx.clock.iso());
-    this.cache.clear();
+    this.invalidate();
     return { ...platform, settings: next };
   }
 
@@ -217,7 +228,7 @@ export class PlatformService {
     const config: PlatformConfigData = structuredClone(defaultPlatformConfig);
     if (platform.config.webhookEndpoint) config.webhookEndpoint = platform.config.webhookEndpoint;
     this.repo.updateConfig(platform.id, JSON.stringify(config), this.ctx.clock.iso());
-    this.cache.clear();
+    this.invalidate();
   }
 
   private checkCurrencies(list: NonNullable<PlatformConfigUpdate['supportedCurrencies']>): PlatformConfigData['supportedCurrencies'] {
