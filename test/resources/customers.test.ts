@@ -74,6 +74,12 @@ describe('customers: create, get, update, delete', () => {
     expect(again).toEqual(first);
     const eur = first.find((a) => a.balance.currency.code === 'EUR')! as any;
     expect(eur.fundingPaymentInstructions[0].accountOrWalletInfo.iban).toMatch(/^DE\d{20}$/);
+    // adding a currency by PATCH provisions just that account
+    const more = await api.patch(`/customers/${res.body.id}`, { customerType: 'INDIVIDUAL', currencies: ['USD', 'EUR', 'MXN'] });
+    expect(more.body.currencies).toEqual(['USD', 'EUR', 'MXN']);
+    const after = await accountsOf(api, res.body.id);
+    expect(after.map((a) => a.balance.currency.code).sort()).toEqual(['EUR', 'MXN', 'USD']);
+    expect(after.filter((a) => a.balance.currency.code !== 'MXN')).toEqual(first);
     // a currency the platform does not offer is refused
     const bad = await api.post('/customers', individual({ currencies: ['USD', 'JPY'] }));
     expect(bad.status).toBe(400);
