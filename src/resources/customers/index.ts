@@ -8,6 +8,7 @@ export {
   assertCustomerCanMoveMoney,
   createCustomer,
   findCustomer,
+  findCustomerByUmaAddress,
   getCustomer,
   presentCustomer,
   setCustomerStatus,

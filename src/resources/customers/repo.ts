@@ -146,6 +146,7 @@ export class CustomerRepo {
   private readonly byIdStmt;
   private readonly activeByPlatformIdStmt;
   private readonly activeByUmaStmt;
+  private readonly activeByUmaAnyCaseStmt;
   private readonly pageStmt;
   private readonly countStmt;
   private readonly removePlatformStmt;
@@ -162,6 +163,7 @@ export class CustomerRepo {
     this.byIdStmt = db.prepare('SELECT * FROM customers WHERE platform_id = ? AND id = ?');
     this.activeByPlatformIdStmt = db.prepare('SELECT id FROM customers WHERE platform_id = ? AND platform_customer_id = ? AND is_deleted = 0').pluck();
     this.activeByUmaStmt = db.prepare('SELECT id FROM customers WHERE platform_id = ? AND uma_address = ? AND is_deleted = 0').pluck();
+    this.activeByUmaAnyCaseStmt = db.prepare('SELECT id FROM customers WHERE platform_id = ? AND lower(uma_address) = lower(?) AND is_deleted = 0 ORDER BY id LIMIT 1').pluck();
     this.pageStmt = db.prepare(`SELECT * FROM customers WHERE ${WHERE} AND (@afterKey IS NULL OR id > @afterKey) ORDER BY id LIMIT @take`);
     this.countStmt = db.prepare(`SELECT COUNT(*) FROM customers WHERE ${WHERE}`).pluck();
     this.removePlatformStmt = db.prepare('DELETE FROM customers WHERE platform_id = ?');
@@ -188,6 +190,11 @@ export class CustomerRepo {
   /** Id of the active customer holding this UMA address, if any. */
   activeIdByUmaAddress(platformId: string, umaAddress: string): string | undefined {
     return this.activeByUmaStmt.get(platformId, umaAddress) as string | undefined;
+  }
+
+  /** Id of the active customer holding this UMA address in any letter case (UMA addresses are case-insensitive). */
+  activeIdByUmaAddressAnyCase(platformId: string, umaAddress: string): string | undefined {
+    return this.activeByUmaAnyCaseStmt.get(platformId, umaAddress) as string | undefined;
   }
 
   page(filter: CustomerFilter, request: PageRequest): CustomerRow[] {

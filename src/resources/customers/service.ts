@@ -297,6 +297,12 @@ export function findCustomer(ctx: SandboxContext, platformId: string, customerId
   return toRecord(row);
 }
 
+/** The active customer of a platform whose `umaAddress` is this one (compared case-insensitively, as UMA addresses are), or undefined. */
+export function findCustomerByUmaAddress(ctx: SandboxContext, platformId: string, address: string): CustomerRecord | undefined {
+  const id = repoOf(ctx).activeIdByUmaAddressAnyCase(platformId, address);
+  return id === undefined ? undefined : getCustomer(ctx, platformId, id);
+}
+
 /** `PATCH /customers/{id}`: merges the fields, records consent, provisions missing accounts; one transaction. */
 export function updateCustomer(ctx: SandboxContext, platform: Platform, customerId: string, input: CustomerUpdate): CustomerRecord {
   return ctx.tx(() => {

@@ -154,6 +154,14 @@ export class ExternalAccountRepo {
     return row?.id;
   }
 
+  /** The customer's live default UMA deposit account, if any. */
+  defaultUmaDepositOf(platformId: string, customerId: string): ExternalAccountRow | undefined {
+    return this.cached('SELECT * FROM external_accounts WHERE platform_id = ? AND customer_id = ? AND default_uma_deposit = 1 AND deleted_at IS NULL LIMIT 1').get(
+      platformId,
+      customerId,
+    ) as ExternalAccountRow | undefined;
+  }
+
   /** Unsets the customer's default UMA deposit account (at most one per customer). */
   clearDefaultUmaDeposit(platformId: string, customerId: string, now: string): void {
     this.clearDefaultStmt.run(now, platformId, customerId);

@@ -457,6 +457,12 @@ export function getExternalAccountFor(ctx: SandboxContext, platformId: string, i
   return present(rowFor(ctx, platformId, id, scope));
 }
 
+/** API.md: the customer's `defaultUmaDepositAccount` (at most one), which receives their incoming UMA payments; undefined when none is set. */
+export function defaultUmaDepositAccountOf(ctx: SandboxContext, platformId: string, customerId: string): ExternalAccount | undefined {
+  const row = repoOf(ctx).defaultUmaDepositOf(platformId, customerId);
+  return row ? present(row) : undefined;
+}
+
 /** Deletes an account (kept for history, gone from the API). */
 export function deleteExternalAccount(ctx: SandboxContext, platformId: string, id: string, scope: Scope): void {
   ctx.tx(() => {

@@ -1,0 +1,12 @@
+import { jsonBody } from '../../server/validate.js';
+import type { OperationHandlers } from '../area.js';
+import { estimateWithdrawalFeeRequest } from './schemas.js';
+import { estimateWithdrawalFee } from './service.js';
+
+/** Crypto withdrawal fee estimates. */
+export const handlers: OperationHandlers = {
+  estimateCryptoWithdrawalFee: async (c) => {
+    const request = await jsonBody(c, estimateWithdrawalFeeRequest);
+    return c.json(estimateWithdrawalFee(c.get('ctx'), c.get('platform'), request));
+  },
+};
