@@ -92,6 +92,11 @@ describe('documents', () => {
     const res = await upload(api, passport(customer.id), { bytes: big, name: 'passport.pdf', type: 'application/pdf' });
     expect(res.status).toBe(400);
     expect(res.body.details.errors[0]).toMatchObject({ field: 'file', constraint: { maxLength: 10 * 1024 * 1024 } });
+    const huge = new Uint8Array(40 * 1024 * 1024);
+    huge.set(PDF);
+    const early = await upload(api, passport(customer.id), { bytes: huge, name: 'passport.pdf', type: 'application/pdf' });
+    expect(early.status).toBe(400);
+    expect(early.body.details.errors[0].field).toBe('file');
     const exact = new Uint8Array(10 * 1024 * 1024);
     exact.set(PDF);
     expect((await upload(api, passport(customer.id), { bytes: exact, name: 'passport.pdf', type: 'application/pdf' })).status).toBe(201);

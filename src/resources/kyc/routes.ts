@@ -34,11 +34,19 @@ import {
 } from './service.js';
 import { createKycLink, originOf } from './links.js';
 
+/** A multipart body: a 10 MB file plus room for the form fields and part headers. */
+const MAX_MULTIPART_BYTES = 10 * 1024 * 1024 + 64 * 1024;
+
 /** Reads a multipart form: its text fields and its `file` part. */
 async function multipart(c: AppContext): Promise<{ fields: Record<string, string>; file: UploadedFile | undefined }> {
   const type = c.req.header('Content-Type') ?? '';
   if (!type.toLowerCase().startsWith('multipart/form-data')) {
     throw invalidInput('Send the document as multipart/form-data.', [{ field: '(body)', constraint: { format: 'multipart/form-data' }, message: 'Use a multipart form with a "file" part.' }]);
+  }
+  // API.md Limits: 10 MB per document; a body far beyond that is refused before it is read.
+  const length = Number(c.req.header('Content-Length') ?? 0);
+  if (length > MAX_MULTIPART_BYTES) {
+    throw invalidInput('The upload is larger than 10 MB.', [{ field: 'file', constraint: { maxLength: 10 * 1024 * 1024 }, message: 'Upload a file of 10 MB or less.' }]);
   }
   let body: Record<string, string | File | (string | File)[]>;
   try {
