@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { auditLedger } from '../../src/resources/ledger/index.js';
 import { platformService } from '../../src/resources/platform/index.js';
+import { getReceiverLookup, resolveUmaAddress } from '../../src/resources/uma/index.js';
 import { assertFitsWebhook } from '../helpers/contract.js';
 import { unique, useSandbox, type Api } from '../helpers/sandbox.js';
 
@@ -154,6 +155,31 @@ describe('GET /receiver/uma/{address}', () => {
     const mismatch = await lookup(api, '$success.usd@sandbox.uma.money', `customerId=${encodeURIComponent(other.id)}&senderUmaAddress=${encodeURIComponent(sender.umaAddress)}`);
     expect(mismatch.status).toBe(400);
     expect(mismatch.body.details.errors[0].field).toBe('senderUmaAddress');
+  });
+});
+
+describe('what quotes use: resolveUmaAddress and getReceiverLookup', () => {
+  it('gives behaviour, currencies with limits and the receiving account; lookups are kept per platform', async () => {
+    const { api, platformId, sender } = await setup();
+    const ctx = s.sandbox.context;
+    const platform = platformService(ctx).authenticate(api.clientId, api.clientSecret)!;
+    expect(resolveUmaAddress(ctx, platform, '$pending.long.usd@sandbox.uma.money')).toMatchObject({
+      kind: 'SANDBOX_TEST_ADDRESS',
+      behaviour: 'PENDING_LONG',
+      pendingSeconds: 4 * 3600,
+      currencies: [{ code: 'USD', min: 1, max: 10_000_000 }],
+    });
+    expect(resolveUmaAddress(ctx, platform, '$fail.compliance.usd@sandbox.uma.money')).toMatchObject({ behaviour: 'FAILS_COMPLIANCE', failureReason: 'COMPLIANCE_REJECTED' });
+    const usd = await accountIn(api, sender.id, 'USD');
+    const own = resolveUmaAddress(ctx, platform, sender.umaAddress);
+    expect(own).toMatchObject({ kind: 'PLATFORM_CUSTOMER', behaviour: 'SUCCEEDS', customer: { id: sender.id } });
+    expect(own.currencies.find((c) => c.code === 'USD')).toEqual({ code: 'USD', min: 100, max: 10_000_000, internalAccountId: usd.id });
+
+    const res = await lookup(api, '$success.eur@sandbox.uma.money', `customerId=${encodeURIComponent(sender.id)}`);
+    const stored = getReceiverLookup(ctx, platformId, res.body.lookupId);
+    expect(stored).toMatchObject({ kind: 'UMA_ADDRESS', receiver: '$success.eur@sandbox.uma.money', senderCustomerId: sender.id, response: res.body });
+    const other = await setup();
+    expect(() => getReceiverLookup(ctx, other.platformId, res.body.lookupId)).toThrow(expect.objectContaining({ status: 404, code: 'LOOKUP_REQUEST_NOT_FOUND' }));
   });
 });
 
