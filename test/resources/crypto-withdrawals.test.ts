@@ -1,3 +1,5 @@
+import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { bech32m } from '@scure/base';
 import { describe, expect, it } from 'vitest';
 import { unique, useSandbox, type Api } from '../helpers/sandbox.js';
 
@@ -5,6 +7,8 @@ const s = useSandbox();
 
 const SOLANA = '7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU';
 const EVM = '0x742d35cc6634c0532925a3b844bc454e4438f44e';
+// A Spark address: bech32m 'spark' over protobuf field 1 holding a compressed identity key.
+const SPARK = bech32m.encode('spark', bech32m.toWords(new Uint8Array([0x0a, 0x21, ...secp256k1.getPublicKey(secp256k1.utils.randomSecretKey(), true)])), 1023);
 
 async function accounts(api: Api) {
   const customer = await api.post('/customers', {
@@ -13,12 +17,12 @@ async function accounts(api: Api) {
     fullName: 'Jane Smith',
     birthDate: '1990-01-15',
     nationality: 'US',
-    currencies: ['USD', 'USDC', 'BTC'],
+    currencies: ['USD', 'USDC', 'BTC', 'USDB'],
   });
   expect(customer.status).toBe(201);
   const list = await api.get(`/customers/internal-accounts?customerId=${encodeURIComponent(customer.body.id)}&limit=100`);
   const of = (code: string) => list.body.data.find((a: { balance: { currency: { code: string } } }) => a.balance.currency.code === code).id as string;
-  return { usd: of('USD'), usdc: of('USDC'), btc: of('BTC') };
+  return { usd: of('USD'), usdc: of('USDC'), btc: of('BTC'), usdb: of('USDB') };
 }
 
 const estimate = (api: Api, body: Record<string, unknown>) => api.post('/crypto/estimate-withdrawal-fee', body);
@@ -26,7 +30,7 @@ const estimate = (api: Api, body: Record<string, unknown>) => api.post('/crypto/
 describe('POST /crypto/estimate-withdrawal-fee', () => {
   it('prices each network: the fee in its gas asset, converted to the withdrawal currency and rounded up', async () => {
     const api = await s.api.newPlatform();
-    const { usdc, btc } = await accounts(api);
+    const { usdc, btc, usdb } = await accounts(api);
     const amount = 50_000_000; // 50 USDC
     const cases: [string, string, string, number, number][] = [
       // network, destination, fee asset, network fee (gas asset units), total fee in micro-USDC
@@ -47,6 +51,12 @@ describe('POST /crypto/estimate-withdrawal-fee', () => {
     // Lightning: 1 sat base plus 500 ppm.
     const lightning = await estimate(api, { internalAccountId: btc, currency: 'BTC', cryptoNetwork: 'LIGHTNING', amount: 200_000, destinationAddress: 'alice@wallet.example' });
     expect(lightning.body).toMatchObject({ networkFee: 101, totalFee: 101, netAmount: 199_899 });
+    // Spark carries BTC and USDB with no network fee.
+    for (const [account, currency] of [[btc, 'BTC'], [usdb, 'USDB']] as const) {
+      const spark = await estimate(api, { internalAccountId: account, currency, cryptoNetwork: 'SPARK', amount: 250_000, destinationAddress: SPARK });
+      expect(spark.body, JSON.stringify(spark.body)).toEqual({ networkFee: 0, networkFeeAsset: 'BTC', applicationFee: 0, totalFee: 0, netAmount: 250_000 });
+    }
+    expect((await estimate(api, { internalAccountId: usdb, currency: 'USDB', cryptoNetwork: 'SPARK', amount: 250_000, destinationAddress: SOLANA })).status).toBe(400);
     for (const address of ['1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2', '3J98t1WpEZ73CNmQviecrnyiWrnqRhWNLy', 'bc1p5d7rjq7g6rdk2yhzks9smlaqtedr4dekq08ge8ztwac72sfr9rusxg3297']) {
       expect((await estimate(api, { internalAccountId: btc, currency: 'BTC', cryptoNetwork: 'BITCOIN', amount: 100_000, destinationAddress: address })).status, address).toBe(200);
     }
