@@ -83,6 +83,7 @@ const toEvent = (row: EventRow): OutboxEvent => ({
 export class Outbox {
   private readonly insertStmt;
   private readonly listStmt;
+  private readonly latestStmt;
   private readonly removePlatformStmt;
   private readonly listeners = new Set<(event: OutboxEvent) => void>();
 
@@ -95,6 +96,7 @@ export class Outbox {
       'INSERT INTO events (id, platform_id, type, resource_id, data, created_at) VALUES (?, ?, ?, ?, ?, ?)',
     );
     this.listStmt = db.prepare('SELECT * FROM events WHERE platform_id = ? AND seq > ? ORDER BY seq LIMIT ?');
+    this.latestStmt = db.prepare('SELECT * FROM events WHERE platform_id = ? AND resource_id = ? AND type = ? ORDER BY seq DESC LIMIT 1');
     this.removePlatformStmt = db.prepare('DELETE FROM events WHERE platform_id = ?');
   }
 
@@ -111,6 +113,12 @@ export class Outbox {
   /** Events of a platform after `afterSeq`, oldest first. */
   list(platformId: string, afterSeq = 0, limit = 100): OutboxEvent[] {
     return (this.listStmt.all(platformId, afterSeq, limit) as EventRow[]).map(toEvent);
+  }
+
+  /** The latest event of a type for a resource, if any. */
+  latest(platformId: string, resourceId: string, type: string): OutboxEvent | undefined {
+    const row = this.latestStmt.get(platformId, resourceId, type) as EventRow | undefined;
+    return row ? toEvent(row) : undefined;
   }
 
   /** Notified (after the current tick) of each appended event; delivery hooks in here. */

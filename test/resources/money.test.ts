@@ -290,3 +290,37 @@ describe('platform internal accounts', () => {
     expect((await api.get('/platform/internal-accounts?currency=USD')).body.data[0].balance.amount).toBe(800_00);
   });
 });
+
+describe('webhooks trigger for payment events', () => {
+  it.each([
+    ['INCOMING_PAYMENT.COMPLETED', 'incoming-payment'],
+    ['INCOMING_PAYMENT.PENDING', 'incoming-payment'],
+    ['INCOMING_PAYMENT.FAILED', 'incoming-payment'],
+    ['OUTGOING_PAYMENT.COMPLETED', 'outgoing-payment'],
+    ['OUTGOING_PAYMENT.PENDING', 'outgoing-payment'],
+    ['OUTGOING_PAYMENT.FAILED', 'outgoing-payment'],
+  ])('%s makes a real transaction through the services', async (type, webhook) => {
+    const api = await s.api.newPlatform();
+    const res = await api.post('/_sandbox/webhooks/trigger', { type });
+    expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
+    const platformId = platformService(s.sandbox.context).authenticate(api.clientId, api.clientSecret)!.id;
+    const event = s.sandbox.context.outbox.list(platformId, 0, 1000).filter((e) => e.type === type).pop()!;
+    assertFitsWebhook(webhook, { id: event.id, type: event.type, timestamp: event.createdAt, data: event.data });
+    const tx = await api.get(`/transactions/${event.resourceId}`);
+    expect(tx.body).toEqual(event.data);
+    expect(auditLedger(s.sandbox.context, platformId)).toEqual([]);
+  });
+
+  it('with --resource sends the transaction as it is, and refuses a type it cannot carry', async () => {
+    const { api, usd, platformId } = await setup();
+    await api.post(`/sandbox/internal-accounts/${usd.id}/fund`, { amount: 100 });
+    const tx = (await api.get('/transactions')).body.data[0];
+    const ok = await api.post('/_sandbox/webhooks/trigger', { type: 'INCOMING_PAYMENT.COMPLETED', resourceId: tx.id });
+    expect(ok.status).toBeLessThan(300);
+    expect(eventsOf(platformId, tx.id).map((e) => e.type)).toEqual(['INCOMING_PAYMENT.COMPLETED', 'INCOMING_PAYMENT.COMPLETED']);
+    const wrong = await api.post('/_sandbox/webhooks/trigger', { type: 'OUTGOING_PAYMENT.PENDING', resourceId: tx.id });
+    expect(wrong.status).toBe(409);
+    const refund = await api.post('/_sandbox/webhooks/trigger', { type: 'OUTGOING_PAYMENT.REFUND_FAILED' });
+    expect(refund.status).toBe(400);
+  });
+});

@@ -4,7 +4,7 @@ import { externalAccountMigrations } from './repo.js';
 import { handlers, hostedOwnershipRoutes } from './routes.js';
 import { removePlatformExternalAccounts, triggerStatusUpdated } from './service.js';
 
-export { defaultUmaDepositAccountOf, getExternalAccount, getExternalAccountFor, primaryIdentifierSuffix, primaryIdentifierOf, suffixOf } from './service.js';
+export { createExternalAccount, defaultUmaDepositAccountOf, getExternalAccount, getExternalAccountFor, primaryIdentifierSuffix, primaryIdentifierOf, suffixOf } from './service.js';
 export { bolt11Problem, bolt12Problem, evmAddressProblem, lightningAddressProblem, solanaAddressProblem, sparkAddressProblem } from './validators.js';
 export type { ExternalAccount, Scope as ExternalAccountScope } from './service.js';
 

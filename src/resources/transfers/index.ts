@@ -1,6 +1,7 @@
 import type { Area } from '../area.js';
 import { handlers } from './routes.js';
 import { SETTLE_TRANSFER_JOB, settleTransfer } from './service.js';
+import { registerPaymentTriggers } from './triggers.js';
 
 export { checkAmount, fundInternalAccount, internalAccountOf, ownerForMovement } from './service.js';
 export type { AccountOwner } from './service.js';
@@ -16,3 +17,6 @@ export const transfersArea: Area = {
       settleTransfer(ctx, job.platformId, transactionId, suffix);
     }),
 };
+
+// `webhooks trigger INCOMING_PAYMENT.* | OUTGOING_PAYMENT.* [--resource <transactionId>]`.
+registerPaymentTriggers();

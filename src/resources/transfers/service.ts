@@ -191,16 +191,16 @@ export function settleTransfer(ctx: SandboxContext, platformId: string, transact
 }
 
 /**
- * `POST /sandbox/internal-accounts/{id}/fund`: credits the account at once in its own currency
- * (USDB for the embedded wallet) and records a COMPLETED incoming payment.
+ * Credits an internal account at once in its own currency (USDB for the embedded wallet) and
+ * records a COMPLETED incoming payment; returns that transaction.
  */
-export function fundInternalAccount(ctx: SandboxContext, platform: Platform, accountId: string, amount: number): Record<string, unknown> {
+export function fund(ctx: SandboxContext, platform: Platform, accountId: string, amount: number): TransactionBody {
   return ctx.tx(() => {
     const account = internalAccountOf(ctx, platform.id, accountId);
     const owner = ownerForMovement(ctx, platform, account);
     const id = ctx.ids.next('Transaction');
     move(ctx, platform.id, id, worldAccount(account.currency), bucketOf(account.id), account.currency, amount);
-    recordTransaction(ctx, platform.id, {
+    return recordTransaction(ctx, platform.id, {
       id,
       status: 'COMPLETED',
       type: 'INCOMING',
@@ -213,6 +213,13 @@ export function fundInternalAccount(ctx: SandboxContext, platform: Platform, acc
       description: 'Sandbox funding',
       reconciliationInstructions: { reference: `SBX-${id.slice(-12).toUpperCase()}` },
     });
+  });
+}
+
+/** `POST /sandbox/internal-accounts/{id}/fund`: funds the account and answers it as the contract's InternalAccount. */
+export function fundInternalAccount(ctx: SandboxContext, platform: Platform, accountId: string, amount: number): Record<string, unknown> {
+  return ctx.tx(() => {
+    fund(ctx, platform, accountId, amount);
     return presentInternalAccount(ctx, internalAccountOf(ctx, platform.id, accountId));
   });
 }
