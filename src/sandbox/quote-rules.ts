@@ -87,3 +87,18 @@ export const DEFAULT_LOCK_SECONDS = 600;
 /** The service's own fee on a cross-currency payment: a variable rate plus a fixed part in the sending currency's smallest unit. */
 export const SERVICE_VARIABLE_FEE_BPS = 30;
 export const serviceFixedFeeByCurrency: Readonly<Record<string, number>> = { USD: 10, EUR: 10, GBP: 10, USDC: 100_000, USDB: 100_000, BTC: 20 };
+
+/**
+ * sandbox-rules.md, "UMA addresses": how a payment to a sandbox test address ends, by its
+ * behaviour (the platform's own customers always succeed).
+ */
+export function umaPayoutRule(behaviour: 'SUCCEEDS' | 'PENDING_LONG' | 'FAILS_COMPLIANCE', pendingSeconds = 4 * 60 * 60): PayoutRule {
+  switch (behaviour) {
+    case 'PENDING_LONG':
+      return { description: 'UMA payment that stays pending a long time (sandbox test address)', steps: [{ kind: 'complete', afterSeconds: pendingSeconds }] };
+    case 'FAILS_COMPLIANCE':
+      return { description: 'UMA payment that fails a compliance check (sandbox test address)', failAtExecution: { failureReason: 'COMPLIANCE_REJECTED' }, steps: [] };
+    default:
+      return { description: 'UMA payment', steps: [{ kind: 'complete', afterSeconds: ORDINARY_SETTLEMENT_SECONDS }] };
+  }
+}

@@ -346,3 +346,63 @@ describe('exchange rates', () => {
     expect((await api.get('/exchange-rates?sendingAmount=-1')).status).toBe(400);
   });
 });
+
+describe('quotes to UMA addresses', () => {
+  const umaQuote = (source: string, umaAddress: string, lookupId: string | undefined, currency?: string) => ({
+    ...(lookupId ? { lookupId } : {}),
+    source: { sourceType: 'ACCOUNT', accountId: source },
+    destination: { destinationType: 'UMA_ADDRESS', umaAddress, ...(currency ? { currency } : {}) },
+    lockedCurrencySide: 'SENDING',
+    lockedCurrencyAmount: 100_00,
+  });
+  const lookup = async (api: Api, address: string, customerId: string) => {
+    const res = await api.get(`/receiver/uma/${encodeURIComponent(address)}?customerId=${encodeURIComponent(customerId)}`);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    return res.body.lookupId as string;
+  };
+
+  it.each([
+    ['$success.mxn@sandbox.uma.money', 5, 'COMPLETED', undefined],
+    ['$pending.long.usd@sandbox.uma.money', 4 * 3600, 'COMPLETED', undefined],
+    ['$fail.compliance.usd@sandbox.uma.money', 0, 'FAILED', 'COMPLIANCE_REJECTED'],
+  ])('%s behaves as sandbox-rules.md says', async (address, seconds, finalStatus, failureReason) => {
+    const { api, usd, customer } = await setup();
+    await api.post(`/sandbox/internal-accounts/${usd.id}/fund`, { amount: 500_00 });
+    const quote = await api.post('/quotes', umaQuote(usd.id, address, await lookup(api, address, customer.id)));
+    expect(quote.status, JSON.stringify(quote.body)).toBe(201);
+    const executed = await api.post(`/quotes/${quote.body.id}/execute`);
+    expect(executed.status).toBe(200);
+    if (seconds > 60) {
+      await api.advance(seconds - 60);
+      expect((await api.get(`/transactions/${quote.body.transactionId}`)).body.status).toBe('PROCESSING');
+      await api.advance(60);
+    } else if (seconds > 0) {
+      await api.advance(seconds);
+    }
+    const tx = (await api.get(`/transactions/${quote.body.transactionId}`)).body;
+    expect(tx).toMatchObject({ status: finalStatus, destination: { destinationType: 'UMA_ADDRESS', umaAddress: address } });
+    if (failureReason) expect(tx.failureReason).toBe(failureReason);
+  });
+
+  it('needs the lookupId of that address, and pays the platform’s own customer into its internal account', async () => {
+    const { api, usd, customer } = await setup();
+    await api.post(`/sandbox/internal-accounts/${usd.id}/fund`, { amount: 500_00 });
+    const missing = await api.post('/quotes', umaQuote(usd.id, '$success.usd@sandbox.uma.money', undefined));
+    expect(missing.status).toBe(400);
+    expect(missing.body.details.errors[0].field).toBe('lookupId');
+    const otherLookup = await lookup(api, '$success.eur@sandbox.uma.money', customer.id);
+    const mismatch = await api.post('/quotes', umaQuote(usd.id, '$success.usd@sandbox.uma.money', otherLookup));
+    expect(mismatch.status).toBe(400);
+
+    const payee = await api.post('/customers', { customerType: 'INDIVIDUAL', platformCustomerId: unique('payee'), fullName: 'Ana Lopez', currencies: ['MXN'] });
+    const address = payee.body.umaAddress as string;
+    const quote = await api.post('/quotes', { ...umaQuote(usd.id, address, await lookup(api, address, customer.id)), immediatelyExecute: true });
+    expect(quote.status, JSON.stringify(quote.body)).toBe(201);
+    expect(quote.body.status).toBe('COMPLETED');
+    const received = (await api.get(`/transactions?customerId=${encodeURIComponent(payee.body.id)}`)).body.data;
+    expect(received[0]).toMatchObject({ type: 'INCOMING', status: 'COMPLETED', receivedAmount: { amount: quote.body.totalReceivingAmount, currency: { code: 'MXN' } } });
+    const malformed = await api.post('/quotes', umaQuote(usd.id, 'not-an-address', 'x'));
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.code).toBe('INVALID_UMA_ADDRESS');
+  });
+});

@@ -1,6 +1,6 @@
 import { ApiError, ErrorCode, notFound } from '../../core/errors.js';
 import type { SandboxContext } from '../../context.js';
-import { DEFAULT_LOCK_SECONDS, lockSecondsByRail, payoutRuleOf, type PayoutStep } from '../../sandbox/quote-rules.js';
+import { DEFAULT_LOCK_SECONDS, lockSecondsByRail, payoutRuleOf, umaPayoutRule, type PayoutRule, type PayoutStep } from '../../sandbox/quote-rules.js';
 import { assertCustomerCanMoveMoney, getCustomer, type CustomerRecord } from '../customers/index.js';
 import { getExternalAccountFor, primaryIdentifierSuffix, type ExternalAccount } from '../external-accounts/index.js';
 import { fundingInstructions, type InternalAccountRow } from '../internal-accounts/index.js';
@@ -9,6 +9,7 @@ import type { Platform } from '../platform/index.js';
 import { price, type Pricing } from '../rates/index.js';
 import { getTransaction, recordTransaction, updateTransaction, type TransactionBody } from '../transactions/index.js';
 import { checkAmount, internalAccountOf, ownerForMovement, type AccountOwner } from '../transfers/index.js';
+import { getReceiverLookup, resolveUmaAddress } from '../uma/index.js';
 import { QuoteRepo, type QuoteRow } from './repo.js';
 import type { QuoteRequest } from './schemas.js';
 
@@ -18,7 +19,10 @@ export const PAYOUT_STEP_JOB = 'payout.step';
 /** What execution needs to know, fixed when the quote is made. */
 interface Plan {
   source: { kind: 'ACCOUNT'; accountId: string; currency: string } | { kind: 'REALTIME_FUNDING'; currency: string };
-  destination: { kind: 'INTERNAL'; accountId: string; currency: string; customerId: string | null } | { kind: 'EXTERNAL'; accountId: string; currency: string; suffix: string; rail?: string | undefined };
+  destination:
+    | { kind: 'INTERNAL'; accountId: string; currency: string; customerId: string | null; umaAddress?: string }
+    | { kind: 'EXTERNAL'; accountId: string; currency: string; suffix: string; rail?: string | undefined; umaAddress?: string }
+    | { kind: 'UMA'; umaAddress: string; currency: string; behaviour: 'SUCCEEDS' | 'PENDING_LONG' | 'FAILS_COMPLIANCE'; pendingSeconds?: number | undefined };
   owner: AccountOwner;
   pricing: Pricing;
   description?: string | undefined;
@@ -135,6 +139,59 @@ function setQuoteStatus(ctx: SandboxContext, row: QuoteRow, status: string): voi
   repoOf(ctx).update(row.id, status, JSON.stringify(body));
 }
 
+/**
+ * A UMA destination: the contract requires the `lookupId` of a receiver lookup of the same
+ * address. A sandbox test address pays out with its behaviour; one of the platform's own
+ * customers is paid into its internal account, or onward to its default UMA deposit account.
+ */
+function umaDestination(ctx: SandboxContext, platform: Platform, request: QuoteRequest, customerId: string | null): Plan['destination'] {
+  const target = request.destination as { umaAddress: string; currency?: string | undefined };
+  const resolved = asField('destination.umaAddress', () => resolveUmaAddress(ctx, platform, target.umaAddress, 'destination.umaAddress'));
+  if (request.lookupId === undefined) {
+    throw new ApiError(400, ErrorCode.INVALID_INPUT, 'Quotes to a UMA address need the lookupId of GET /receiver/uma/{address} for it.', {
+      errors: [{ field: 'lookupId', constraint: { required: true }, message: `Look up ${resolved.umaAddress} first and pass its lookupId.` }],
+    });
+  }
+  const lookup = asField('lookupId', () => getReceiverLookup(ctx, platform.id, request.lookupId!));
+  if (lookup.receiver !== resolved.umaAddress) {
+    throw new ApiError(400, ErrorCode.INVALID_INPUT, `Lookup ${lookup.id} was for ${lookup.receiver}, not ${resolved.umaAddress}.`, {
+      errors: [{ field: 'lookupId', constraint: { rule: 'same-receiver' }, message: 'Use the lookup of this address.' }],
+    });
+  }
+  if (resolved.customer && resolved.customer.id === customerId) throw new ApiError(400, 'SELF_PAYMENT', `${resolved.umaAddress} is the sender's own UMA address.`);
+  const receiving = target.currency === undefined ? resolved.currencies[0] : resolved.currencies.find((c) => c.code === target.currency);
+  if (!receiving) {
+    throw new ApiError(400, 'INVALID_CURRENCY', `${resolved.umaAddress} does not receive ${target.currency ?? 'any currency'}; it receives ${resolved.currencies.map((c) => c.code).join(', ') || 'nothing'}.`, {
+      errors: [{ field: 'destination.currency', constraint: { enum: resolved.currencies.map((c) => c.code) }, message: 'Pick a currency the receiver accepts.' }],
+    });
+  }
+  const missing = resolved.requiredPayerDataFields.filter((f) => f.mandatory).map((f) => f.name);
+  if (missing.length > 0 && customerId !== null) {
+    const known = senderData(getCustomer(ctx, platform.id, customerId), request);
+    const absent = missing.filter((name) => !known.has(name));
+    if (absent.length > 0) {
+      throw new ApiError(400, 'MISSING_MANDATORY_USER_INFO', `${resolved.umaAddress} needs ${absent.join(', ')} about the sender: add them to the customer or to senderCustomerInfo.`, {
+        missingFields: absent,
+      });
+    }
+  }
+  if (receiving.internalAccountId) {
+    return { kind: 'INTERNAL', accountId: receiving.internalAccountId, currency: receiving.code, customerId: resolved.customer?.id ?? null, umaAddress: resolved.umaAddress };
+  }
+  if (receiving.externalAccountId) {
+    const external = getExternalAccountFor(ctx, platform.id, receiving.externalAccountId, 'customer');
+    return { kind: 'EXTERNAL', accountId: external.id, currency: external.currency, suffix: primaryIdentifierSuffix(external), umaAddress: resolved.umaAddress };
+  }
+  return { kind: 'UMA', umaAddress: resolved.umaAddress, currency: receiving.code, behaviour: resolved.behaviour, pendingSeconds: resolved.pendingSeconds };
+}
+
+/** The payout steps of a destination outside the platform. */
+function ruleOf(destination: Plan['destination']): PayoutRule | undefined {
+  if (destination.kind === 'EXTERNAL') return payoutRuleOf(destination.suffix);
+  if (destination.kind === 'UMA') return umaPayoutRule(destination.behaviour, destination.pendingSeconds);
+  return undefined;
+}
+
 /** `POST /quotes`: prices and locks a payment; with `immediatelyExecute`, executes it in the same transaction. */
 export function createQuote(ctx: SandboxContext, platform: Platform, request: QuoteRequest): { status: number; body: Record<string, unknown> } {
   return ctx.tx(() => {
@@ -167,9 +224,8 @@ export function createQuote(ctx: SandboxContext, platform: Platform, request: Qu
     let destination: Plan['destination'];
     let lockClass: string;
     if (request.destination.destinationType === 'UMA_ADDRESS') {
-      throw new ApiError(400, ErrorCode.INVALID_INPUT, 'Quotes to UMA addresses are not available in this build of the sandbox yet; quote to an account.', {
-        errors: [{ field: 'destination.destinationType', constraint: { enum: ['ACCOUNT'] }, message: 'Use destinationType ACCOUNT.' }],
-      });
+      destination = umaDestination(ctx, platform, request, customerId);
+      lockClass = 'UMA';
     } else if (request.destination.accountId.startsWith('InternalAccount:')) {
       const accountId = request.destination.accountId;
       const account: InternalAccountRow = asField('destination.accountId', () => internalAccountOf(ctx, platform.id, accountId));
@@ -269,7 +325,8 @@ const money = (amount: number, currency: Pricing['sendingCurrency']) => ({ amoun
 /** The outgoing transaction of a quote, in the contract's OutgoingTransaction shape. */
 function outgoingFields(row: QuoteRow, plan: Plan, status: string): Record<string, unknown> & { status: string; type: 'OUTGOING'; customerId: string; platformCustomerId: string } {
   const { pricing } = plan;
-  const rule = plan.destination.kind === 'EXTERNAL' ? payoutRuleOf(plan.destination.suffix) : undefined;
+  const rule = ruleOf(plan.destination);
+  const destination = plan.destination;
   return {
     id: row.transaction_id,
     status,
@@ -279,7 +336,10 @@ function outgoingFields(row: QuoteRow, plan: Plan, status: string): Record<strin
       plan.source.kind === 'ACCOUNT'
         ? { sourceType: 'ACCOUNT', accountId: plan.source.accountId, currency: plan.source.currency }
         : { sourceType: 'REALTIME_FUNDING', currency: plan.source.currency, ...(plan.owner.customerId.startsWith('Customer:') ? { customerId: plan.owner.customerId } : {}) },
-    destination: { destinationType: 'ACCOUNT', accountId: plan.destination.accountId, currency: plan.destination.currency },
+    destination:
+      destination.kind === 'UMA' || destination.umaAddress
+        ? { destinationType: 'UMA_ADDRESS', umaAddress: destination.umaAddress!, currency: destination.currency }
+        : { destinationType: 'ACCOUNT', accountId: destination.accountId, currency: destination.currency },
     ...plan.owner,
     sentAmount: money(pricing.totalSendingAmount, pricing.sendingCurrency),
     receivedAmount: money(pricing.totalReceivingAmount, pricing.receivingCurrency),
@@ -335,7 +395,7 @@ function startPayout(ctx: SandboxContext, platform: Platform, row: QuoteRow, pla
     setQuoteStatus(ctx, row, 'COMPLETED');
     return outgoing;
   }
-  const rule = payoutRuleOf(plan.destination.suffix);
+  const rule = ruleOf(plan.destination)!;
   if (rule.failAtExecution) {
     const failed = recordTransaction(ctx, platform.id, { ...outgoingFields(row, plan, 'FAILED'), failureReason: rule.failAtExecution.failureReason });
     setQuoteStatus(ctx, row, 'FAILED');
@@ -402,8 +462,9 @@ export function runPayoutStep(ctx: SandboxContext, platformId: string, quoteId: 
   const row = repoOf(ctx).byId(platformId, quoteId);
   if (!row) return;
   const plan = JSON.parse(row.plan) as Plan;
-  if (plan.destination.kind !== 'EXTERNAL') return;
-  const steps = payoutRuleOf(plan.destination.suffix).steps;
+  const rule = ruleOf(plan.destination);
+  if (!rule) return;
+  const steps = rule.steps;
   const step = steps[index];
   if (!step) return;
   const transaction = getTransaction(ctx, platformId, row.transaction_id);
