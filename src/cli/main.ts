@@ -3,8 +3,8 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { call, CliError, clientOptions, DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET, parseDuration, withClientOptions } from './client.js';
 import { registerAccountCommands } from './accounts.js';
-import { registerWebhooksCommands } from './webhooks.js';
 import { registerCustomerCommands } from './customers.js';
+import { registerWebhooksCommands } from './webhooks.js';
 
 
 const version = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -79,14 +79,19 @@ export function buildProgram(): Command {
   });
 
   registerAccountCommands(program);
-  registerWebhooksCommands(program);
   registerCustomerCommands(program);
+  registerWebhooksCommands(program);
 
   return program;
 }
 
 /** Runs the CLI; errors become one line on stderr and a non-zero exit, never a stack trace. */
 export async function main(argv: string[]): Promise<void> {
+  // `service-sandbox ... | head` closes the pipe early: stop quietly, as other CLIs do.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(0);
+    throw error;
+  });
   const program = buildProgram();
   program.exitOverride();
   try {
