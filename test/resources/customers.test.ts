@@ -243,6 +243,32 @@ describe('end user terms and platform kinds', () => {
     expect(await accountsOf(api, created.body.id)).toHaveLength(1);
   });
 
+  it('unregulated: customer-scoped money movement is 403 END_USER_TERMS_NOT_ACCEPTED until consent, then USER_NOT_READY while KYC is pending', async () => {
+    const api = await s.api.newPlatform({ regulated: false });
+    const customer = (await api.post('/customers', individual({ currencies: ['USD'] }))).body;
+    const beneficiary = { beneficiaryType: 'INDIVIDUAL', fullName: 'Maria Garcia', countryOfResidence: 'MX', address: { line1: 'Av. Reforma 1', postalCode: '06600', country: 'MX' } };
+    const external = await api.post('/customers/external-accounts', {
+      customerId: customer.id, currency: 'MXN', accountInfo: { accountType: 'MXN_ACCOUNT', clabeNumber: '002180000112345678', beneficiary },
+    });
+    expect(external.status).toBe(201);
+    const quote = (customerId: string) => ({
+      source: { sourceType: 'REALTIME_FUNDING', currency: 'USD', customerId },
+      destination: { destinationType: 'ACCOUNT', accountId: external.body.id },
+      lockedCurrencySide: 'SENDING',
+      lockedCurrencyAmount: 100_00,
+    });
+    const refused = await api.post('/quotes', quote(customer.id));
+    expect(refused.status).toBe(403);
+    expect(refused.body.code).toBe('END_USER_TERMS_NOT_ACCEPTED');
+    await api.patch(`/customers/${customer.id}`, { customerType: 'INDIVIDUAL', endUserTermsConsent: consent() });
+    expect((await api.post('/quotes', quote(customer.id))).status).toBe(201);
+    // consent on file but KYC pending (fullName suffix 001)
+    const pending = (await api.post('/customers', individual({ fullName: 'Jane Doe001', currencies: ['USD'], endUserTermsConsent: consent() }))).body;
+    const notReady = await api.post('/quotes', quote(pending.id));
+    expect(notReady.status).toBe(403);
+    expect(notReady.body.code).toBe('USER_NOT_READY');
+  });
+
   it('unregulated: consent at creation provisions at once, for businesses too', async () => {
     const api = await s.api.newPlatform({ regulated: false });
     const res = await api.post('/customers', business({ currencies: ['USD', 'USDC'], endUserTermsConsent: consent() }));
