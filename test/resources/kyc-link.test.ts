@@ -119,6 +119,9 @@ describe('KYC link and hosted flow', () => {
     expect(pageView.status).toBe(200);
     expect(pageView.text).toContain('UNVERIFIED');
     expect(pageView.text).toContain('MISSING_IDENTITY_DOCUMENT');
+    const garbled = await hosted(`${session}/decision`, { method: 'POST', headers: { 'Content-Type': 'multipart/form-data; boundary=zzz' }, body: 'garbage' });
+    expect(garbled.status).toBe(400);
+    expect((await hosted(`${session}/decision`, { method: 'POST', body: new URLSearchParams({ decision: 'MAYBE' }) })).status).toBe(400);
     const decided = await hosted(`${session}/decision`, { method: 'POST', body: new URLSearchParams({ decision: 'APPROVED' }) });
     expect(decided.status).toBe(303);
     expect((await api.get(`/customers/${id}`)).body.kycStatus).toBe('APPROVED');

@@ -136,7 +136,12 @@ export function kycExtraRoutes(ctx: SandboxContext): Hono<AppEnv> {
     if (!session) return c.html(expired('This verification session is over.'), 410);
     const { platform, link } = session;
     const customerId = link.customer_id;
-    const form = await c.req.parseBody({ all: true });
+    let form: Record<string, string | File | (string | File)[]>;
+    try {
+      form = await c.req.parseBody({ all: true });
+    } catch {
+      return c.html(render(platform, sessionId, customerId, link.redirect_uri, undefined, 'The form could not be read; send it again.'), 400);
+    }
     const text = (key: string) => {
       const value = form[key];
       const single = Array.isArray(value) ? value[0] : value;
