@@ -2,6 +2,7 @@ import { SandboxClock } from './core/clock.js';
 import { IdGenerator, type RandomSource } from './core/ids.js';
 import { Scheduler } from './core/scheduler.js';
 import { Outbox } from './events/outbox.js';
+import { Checkpointer } from './store/checkpointer.js';
 import { migrate, openDatabase, type Db, type Migration } from './store/db.js';
 import { IdempotencyRepo } from './store/idempotency.js';
 import { SqliteJobStore } from './store/jobs.js';
@@ -21,6 +22,8 @@ export interface SandboxContext {
   logger: Logger;
   /** Runs `fn` in one SQLite transaction. */
   tx<T>(fn: () => T): T;
+  /** Stops background checkpoints and closes the database. */
+  close(): Promise<void>;
 }
 
 /** Options for building a context. */
@@ -49,6 +52,14 @@ export function createContext(options: ContextOptions): SandboxContext {
   const scheduler = new Scheduler(clock, jobs, () => ids.next('Job'), (job, error) =>
     options.logger.error('job failed', { jobId: job.id, kind: job.kind, error: String(error) }),
   );
+  // A file database checkpoints in a worker thread, off the request path.
+  let checkpointer: Checkpointer | undefined;
+  if (options.db !== ':memory:') {
+    db.pragma('wal_autocheckpoint = 0');
+    checkpointer = new Checkpointer(options.db, (message) => options.logger.warn('checkpoint failed', { error: message }));
+  }
+  // One transaction function for every call: better-sqlite3 builds a wrapper per db.transaction().
+  const runInTransaction = db.transaction((fn: () => unknown) => fn());
   return {
     db,
     clock,
@@ -59,6 +70,10 @@ export function createContext(options: ContextOptions): SandboxContext {
     idempotency: new IdempotencyRepo(db),
     meta,
     logger: options.logger,
-    tx: (fn) => db.transaction(fn)(),
+    tx: <T>(fn: () => T): T => runInTransaction(fn) as T,
+    close: async () => {
+      await checkpointer?.stop();
+      db.close();
+    },
   };
 }

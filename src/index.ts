@@ -103,14 +103,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
           running.close(() => resolve());
           running.closeIdleConnections();
         });
-        ctx.db.close();
+        await ctx.close();
       },
     };
   } catch (error) {
     server?.close();
     ctx.scheduler.stop();
     await stopWebhookDelivery(ctx);
-    ctx.db.close();
+    await ctx.close();
     throw error;
   }
 }

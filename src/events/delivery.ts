@@ -105,7 +105,17 @@ export class WebhookDelivery {
       const { eventId } = job.payload as { eventId: string };
       if (this.repo.dueAgain(eventId, job.id)) this.kick();
     });
-    this.unsubscribe = ctx.outbox.subscribe(() => this.kick());
+    // An event of a platform without an endpoint is recorded NO_ENDPOINT at once: no worker round trip.
+    ctx.outbox.setInitialDeliveryState((platformId) => (this.options.endpointOf(platformId) ? 'PENDING' : 'NO_ENDPOINT'));
+    this.unsubscribe = ctx.outbox.subscribe((event) => {
+      if (this.options.endpointOf(event.platformId)) {
+        this.kick();
+        return;
+      }
+      this.events.emit('activity', {
+        kind: 'no-endpoint', platformId: event.platformId, eventId: event.id, type: event.type, resourceId: event.resourceId,
+      } satisfies DeliveryActivity);
+    });
     // Restart resumes: attempts cut short by a stop or crash are due again, then every PENDING event.
     ctx.tx(() => this.repo.recoverInterrupted());
     this.kick();

@@ -86,6 +86,8 @@ export class Outbox {
   private readonly latestStmt;
   private readonly removePlatformStmt;
   private readonly listeners = new Set<(event: OutboxEvent) => void>();
+  /** The delivery state a new event starts in; delivery sets it (`NO_ENDPOINT` when the platform has none). */
+  private initialDeliveryState: (platformId: string) => string = () => 'PENDING';
 
   constructor(
     db: Db,
@@ -93,7 +95,7 @@ export class Outbox {
     private readonly ids: IdGenerator,
   ) {
     this.insertStmt = db.prepare(
-      'INSERT INTO events (id, platform_id, type, resource_id, data, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+      'INSERT INTO events (id, platform_id, type, resource_id, data, created_at, delivery_state) VALUES (?, ?, ?, ?, ?, ?, ?)',
     );
     this.listStmt = db.prepare('SELECT * FROM events WHERE platform_id = ? AND seq > ? ORDER BY seq LIMIT ?');
     this.latestStmt = db.prepare('SELECT * FROM events WHERE platform_id = ? AND resource_id = ? AND type = ? ORDER BY seq DESC LIMIT 1');
@@ -104,7 +106,7 @@ export class Outbox {
   append(platformId: string, type: string, resourceId: string | null, data: unknown): OutboxEvent {
     const id = this.ids.next('Webhook');
     const createdAt = this.clock.iso();
-    const info = this.insertStmt.run(id, platformId, type, resourceId, JSON.stringify(data), createdAt);
+    const info = this.insertStmt.run(id, platformId, type, resourceId, JSON.stringify(data), createdAt, this.initialDeliveryState(platformId));
     const event: OutboxEvent = { seq: Number(info.lastInsertRowid), id, platformId, type, resourceId, data, createdAt };
     for (const listener of this.listeners) queueMicrotask(() => listener(event));
     return event;
@@ -119,6 +121,11 @@ export class Outbox {
   latest(platformId: string, resourceId: string, type: string): OutboxEvent | undefined {
     const row = this.latestStmt.get(platformId, resourceId, type) as EventRow | undefined;
     return row ? toEvent(row) : undefined;
+  }
+
+  /** Decides the delivery state new events start in (set once by the webhook delivery). */
+  setInitialDeliveryState(decide: (platformId: string) => string): void {
+    this.initialDeliveryState = decide;
   }
 
   /** Notified (after the current tick) of each appended event; delivery hooks in here. */

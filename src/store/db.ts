@@ -59,8 +59,3 @@ export function migrate(db: Db, migrations: readonly Migration[]): string[] {
   }
   return ran;
 }
-
-/** Runs `fn` in one transaction (nested calls become savepoints). */
-export function inTransaction<T>(db: Db, fn: () => T): T {
-  return db.transaction(fn)();
-}

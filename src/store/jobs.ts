@@ -42,7 +42,10 @@ export class SqliteJobStore implements JobStore {
   private readonly removePlatformStmt;
   private readonly countStmt;
 
-  constructor(private readonly db: Db) {
+  private readonly runInTransaction;
+
+  constructor(db: Db) {
+    this.runInTransaction = db.transaction((fn: () => unknown) => fn());
     this.insertStmt = db.prepare(
       'INSERT INTO jobs (id, platform_id, kind, due_at, payload) VALUES (?, ?, ?, ?, ?)',
     );
@@ -81,6 +84,6 @@ export class SqliteJobStore implements JobStore {
   }
 
   transaction<T>(fn: () => T): T {
-    return this.db.transaction(fn)();
+    return this.runInTransaction(fn) as T;
   }
 }
