@@ -85,12 +85,18 @@ async function main() {
       row(`GET /config p99, ${connections} connections`, r.p99, 'ms', connections === 50 ? '<= 20 ms' : '', connections === 50 ? r.p99 <= 20 : true);
     }
 
-    // Later areas add their scenarios here (customer creation, fund + transfer, quote + execute).
-    const scenarios = await loadScenarios();
-    for (const scenario of scenarios) {
-      for (const result of await scenario.run({ baseUrl, load, seconds })) row(result.name, result.value, result.unit, result.target, result.ok);
-    }
     await stop(child);
+
+    // Each scenario gets a fresh sandbox with its own file database, so one's data and WAL do not weigh on the next.
+    const scenarios = await loadScenarios();
+    for (const [index, scenario] of scenarios.entries()) {
+      const fresh = await startCli(['--port', '0', '--db', join(dir, `scenario-${index}.db`), '--quiet']);
+      try {
+        for (const result of await scenario.run({ baseUrl: fresh.baseUrl, load, seconds })) row(result.name, result.value, result.unit, result.target, result.ok);
+      } finally {
+        await stop(fresh.child);
+      }
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 
@@ -27,29 +28,58 @@ parentPort.on('message', (message) => {
  * `synchronous = NORMAL` keeps the database as durable as before.
  */
 export class Checkpointer {
-  private readonly worker: Worker;
+  private worker: Worker | undefined;
+  private readonly watch: NodeJS.Timeout;
 
-  constructor(file: string, onError: (message: string) => void, intervalMs = 200) {
+  /**
+   * The worker starts once the WAL passes `startBytes` (an idle sandbox never needs it, and
+   * does not pay its memory); until then the WAL file's size is checked once a second.
+   */
+  constructor(
+    private readonly file: string,
+    private readonly onError: (message: string) => void,
+    private readonly intervalMs = 200,
+    startBytes = 1024 * 1024,
+  ) {
+    this.watch = setInterval(() => {
+      let size = 0;
+      try {
+        size = statSync(`${file}-wal`).size;
+      } catch {
+        return;
+      }
+      if (size >= startBytes) this.start();
+    }, 1000);
+    this.watch.unref();
+  }
+
+  private start(): void {
+    clearInterval(this.watch);
+    if (this.worker) return;
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-    this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driver, intervalMs } });
-    this.worker.unref();
-    this.worker.on('message', (message: string) => {
-      if (message !== 'stopped') onError(message);
+    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file: this.file, driver, intervalMs: this.intervalMs } });
+    worker.unref();
+    worker.on('message', (message: string) => {
+      if (message !== 'stopped') this.onError(message);
     });
-    this.worker.on('error', (error) => onError(String(error)));
+    worker.on('error', (error) => this.onError(String(error)));
+    this.worker = worker;
   }
 
   /** Runs a last checkpoint and closes the worker's connection. */
   async stop(): Promise<void> {
+    clearInterval(this.watch);
+    const worker = this.worker;
+    if (!worker) return;
     await new Promise<void>((resolve) => {
       const timeout = setTimeout(resolve, 2000);
-      this.worker.once('message', () => {
+      worker.once('message', () => {
         clearTimeout(timeout);
         resolve();
       });
-      this.worker.once('exit', () => resolve());
-      this.worker.postMessage('stop');
+      worker.once('exit', () => resolve());
+      worker.postMessage('stop');
     });
-    await this.worker.terminate();
+    await worker.terminate();
   }
 }

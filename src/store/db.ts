@@ -28,6 +28,7 @@ export function openDatabase(location: string): Db {
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');
+    db.pragma('cache_size = -32768');
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new StoreOpenError(`cannot open database ${inMemory ? 'in memory' : resolve(location)}: ${reason}`);

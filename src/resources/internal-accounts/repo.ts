@@ -12,7 +12,6 @@ export const internalAccountMigrations: Migration[] = [
       type TEXT NOT NULL,
       currency TEXT NOT NULL,
       status TEXT NOT NULL,
-      funding_payment_instructions TEXT NOT NULL,
       created_at TEXT NOT NULL,
       updated_at TEXT NOT NULL
     );
@@ -30,7 +29,6 @@ export interface InternalAccountRow {
   type: string;
   currency: string;
   status: string;
-  funding_payment_instructions: string;
   created_at: string;
   updated_at: string;
 }
@@ -64,8 +62,8 @@ export class InternalAccountRepo {
 
   constructor(db: Db) {
     this.insertStmt = db.prepare(
-      `INSERT INTO internal_accounts (id, platform_id, customer_id, type, currency, status, funding_payment_instructions, created_at, updated_at)
-       VALUES (@id, @platform_id, @customer_id, @type, @currency, @status, @funding_payment_instructions, @created_at, @updated_at)`,
+      `INSERT INTO internal_accounts (id, platform_id, customer_id, type, currency, status, created_at, updated_at)
+       VALUES (@id, @platform_id, @customer_id, @type, @currency, @status, @created_at, @updated_at)`,
     );
     this.byIdStmt = db.prepare('SELECT * FROM internal_accounts WHERE platform_id = ? AND id = ?');
     this.byOwnerStmt = db.prepare('SELECT * FROM internal_accounts WHERE platform_id = ? AND customer_id IS ? ORDER BY id');

@@ -60,7 +60,8 @@ export function presentInternalAccount(ctx: SandboxContext, row: InternalAccount
   out.status = row.status;
   out.balance = { amount: balances.available, currency };
   out.totalBalance = { amount: balances.total, currency };
-  out.fundingPaymentInstructions = JSON.parse(row.funding_payment_instructions) as unknown;
+  // Derived from the account, not stored: the same deterministic instructions every time.
+  out.fundingPaymentInstructions = fundingInstructions(row.id, row.currency, row.customer_id === null);
   out.createdAt = row.created_at;
   out.updatedAt = row.updated_at;
   return out;
@@ -90,7 +91,6 @@ export function provisionCustomerAccounts(ctx: SandboxContext, platform: Platfor
       type: accountTypeOf(currency),
       currency,
       status: 'ACTIVE',
-      funding_payment_instructions: JSON.stringify(fundingInstructions(id, currency, false)),
       created_at: now,
       updated_at: now,
     };
@@ -120,7 +120,6 @@ export function provisionPlatformAccounts(ctx: SandboxContext, platform: Platfor
         type: accountTypeOf(currencyCode),
         currency: currencyCode,
         status: 'ACTIVE',
-        funding_payment_instructions: JSON.stringify(fundingInstructions(id, currencyCode, true)),
         created_at: now,
         updated_at: now,
       };

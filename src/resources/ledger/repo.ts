@@ -10,7 +10,7 @@ export const ledgerMigrations: Migration[] = [
   {
     id: 'ledger-001',
     sql: `CREATE TABLE ledger_entries (
-      seq INTEGER PRIMARY KEY AUTOINCREMENT,
+      seq INTEGER PRIMARY KEY,
       platform_id TEXT NOT NULL,
       posting_id TEXT NOT NULL,
       reference TEXT NOT NULL,
