@@ -225,7 +225,7 @@ function statusAtCreation(platform: Platform, input: CustomerCreate): KycStatus 
 }
 
 /** The outbox event of a customer entering a status, if that status has one. */
-function statusEventType(customerType: CustomerType, status: KycStatus): string | undefined {
+export function statusEventType(customerType: CustomerType, status: KycStatus): string | undefined {
   if (status !== 'PENDING' && status !== 'APPROVED' && status !== 'REJECTED') return undefined;
   return `CUSTOMER.${customerType === 'INDIVIDUAL' ? 'KYC' : 'KYB'}_${status}`;
 }
