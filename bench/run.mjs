@@ -58,6 +58,14 @@ export async function load({ url, connections, method = 'GET', body, headers = {
   return { rps: result.requests.average, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
 }
 
+/** One JSON call to a sandbox under test (scenario setup); throws on a non-2xx answer. */
+export async function api(baseUrl, method, path, body) {
+  const res = await fetch(`${baseUrl}${path}`, { method, headers: { Authorization: AUTH, 'Content-Type': 'application/json' }, body: body && JSON.stringify(body) });
+  const json = await res.json();
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
 const rows = [];
 const row = (name, value, unit, target, ok) => rows.push({ name, value: `${value.toFixed(value < 10 ? 1 : 0)} ${unit}`, target, ok });
 

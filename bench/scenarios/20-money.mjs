@@ -1,12 +1,5 @@
 // Fund + transfer-out pairs on one customer's USD account, 10 connections, file database.
-import { AUTH } from '../run.mjs';
-
-async function api(baseUrl, method, path, body) {
-  const res = await fetch(`${baseUrl}${path}`, { method, headers: { Authorization: AUTH, 'Content-Type': 'application/json' }, body: body && JSON.stringify(body) });
-  const json = await res.json();
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-  return json;
-}
+import { api } from '../run.mjs';
 
 export async function run({ baseUrl, load }) {
   const customer = await api(baseUrl, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Bench Payer', currencies: ['USD'] });

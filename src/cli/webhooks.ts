@@ -1,41 +1,12 @@
 import chalk from 'chalk';
 import type { Command } from 'commander';
+import type { AttemptResult as DeliveryAttemptResult } from '../events/delivery.js';
+import type { DeliveryView } from '../resources/webhooks/service.js';
 import { call, CliError, clientOptions, originOf, withClientOptions, type ClientOptions } from './client.js';
 
-interface Attempt {
-  attempt: number;
-  attemptedAt: string;
-  url: string;
-  outcome: 'SUCCEEDED' | 'FAILED';
-  responseStatus: number | null;
-  error: string | null;
-  latencyMs: number;
-  responseExcerpt: string | null;
-}
-
-interface Delivery {
-  id: string;
-  type: string;
-  timestamp: string;
-  resourceId: string | null;
-  status: string;
-  nextAttemptAt: string | null;
-  deliveredAt: string | null;
-  attempts: Attempt[];
-}
-
-interface AttemptResult {
-  eventId: string;
-  attempt: number;
-  attemptedAt: string;
-  url: string;
-  outcome: 'SUCCEEDED' | 'FAILED';
-  responseStatus: number | null;
-  error: string | null;
-  latencyMs: number;
-  state: string;
-  nextAttemptAt: string | null;
-}
+// The control plane's wire shapes, shared with the server (types only: nothing is loaded).
+type Delivery = DeliveryView;
+type AttemptResult = Pick<DeliveryAttemptResult, 'eventId' | 'attempt' | 'attemptedAt' | 'url' | 'outcome' | 'responseStatus' | 'error' | 'latencyMs' | 'state' | 'nextAttemptAt'>;
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
 

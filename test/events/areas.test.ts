@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { WEBHOOK_TYPES } from '../../src/events/index.js';
 import { assertFitsWebhook } from '../helpers/contract.js';
-import { unique, useSandbox } from '../helpers/sandbox.js';
+import { individual, unique, useSandbox } from '../helpers/sandbox.js';
 import { Receiver } from './receiver.js';
 import { deliveryReaches, eventually, verifies } from './helpers.js';
 
@@ -16,14 +16,7 @@ describe('events the areas record', () => {
     await api.patch('/config', { webhookEndpoint: receiver.url });
     const pem = (await api.get('/_sandbox/webhooks/public-key')).body.publicKey;
 
-    const customer = await api.post('/customers', {
-      customerType: 'INDIVIDUAL',
-      platformCustomerId: unique('cust'),
-      fullName: 'Jane Smith',
-      birthDate: '1990-01-15',
-      nationality: 'US',
-      currencies: ['USD'],
-    });
+    const customer = await api.post('/customers', individual(['USD']));
     expect(customer.status).toBe(201);
     const accounts = await api.get(`/customers/internal-accounts?customerId=${encodeURIComponent(customer.body.id)}`);
     const usd = accounts.body.data.find((a: { balance: { currency: { code: string } } }) => a.balance.currency.code === 'USD');

@@ -137,3 +137,16 @@ export function useSandbox(options: SandboxOptions = {}): { readonly api: Api; r
     },
   };
 }
+
+/** A valid individual customer payload with a unique `platformCustomerId`; `extra` overrides fields. */
+export function individual(currencies: string[], extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    customerType: 'INDIVIDUAL',
+    platformCustomerId: unique('cust'),
+    fullName: 'Jane Smith',
+    birthDate: '1990-01-15',
+    nationality: 'US',
+    currencies,
+    ...extra,
+  };
+}

@@ -1,7 +1,7 @@
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { bech32m } from '@scure/base';
 import { describe, expect, it } from 'vitest';
-import { unique, useSandbox, type Api } from '../helpers/sandbox.js';
+import { individual, unique, useSandbox, type Api } from '../helpers/sandbox.js';
 
 const s = useSandbox();
 
@@ -11,14 +11,7 @@ const EVM = '0x742d35cc6634c0532925a3b844bc454e4438f44e';
 const SPARK = bech32m.encode('spark', bech32m.toWords(new Uint8Array([0x0a, 0x21, ...secp256k1.getPublicKey(secp256k1.utils.randomSecretKey(), true)])), 1023);
 
 async function accounts(api: Api) {
-  const customer = await api.post('/customers', {
-    customerType: 'INDIVIDUAL',
-    platformCustomerId: unique('cust'),
-    fullName: 'Jane Smith',
-    birthDate: '1990-01-15',
-    nationality: 'US',
-    currencies: ['USD', 'USDC', 'BTC', 'USDB'],
-  });
+  const customer = await api.post('/customers', individual(['USD', 'USDC', 'BTC', 'USDB']));
   expect(customer.status).toBe(201);
   const list = await api.get(`/customers/internal-accounts?customerId=${encodeURIComponent(customer.body.id)}&limit=100`);
   const of = (code: string) => list.body.data.find((a: { balance: { currency: { code: string } } }) => a.balance.currency.code === code).id as string;

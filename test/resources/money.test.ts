@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { auditLedger } from '../../src/resources/ledger/index.js';
 import { platformService } from '../../src/resources/platform/index.js';
 import { assertFitsWebhook } from '../helpers/contract.js';
-import { unique, useSandbox, type Api } from '../helpers/sandbox.js';
+import { individual, unique, useSandbox, type Api } from '../helpers/sandbox.js';
 
 const s = useSandbox();
 
@@ -11,15 +11,7 @@ const person = { beneficiaryType: 'INDIVIDUAL', fullName: 'Jane Smith', countryO
 /** A fresh platform with one approved customer, its USD internal account, and helpers. */
 async function setup(customerExtra: Record<string, unknown> = {}, platform: { regulated?: boolean } = {}) {
   const api = await s.api.newPlatform(platform);
-  const customer = await api.post('/customers', {
-    customerType: 'INDIVIDUAL',
-    platformCustomerId: unique('cust'),
-    fullName: 'Jane Smith',
-    birthDate: '1990-01-15',
-    nationality: 'US',
-    currencies: ['USD', 'EUR'],
-    ...customerExtra,
-  });
+  const customer = await api.post('/customers', individual(['USD', 'EUR'], customerExtra));
   expect(customer.status).toBe(201);
   const accounts = await api.get(`/customers/internal-accounts?customerId=${encodeURIComponent(customer.body.id)}`);
   const usd = accounts.body.data.find((a: { balance: { currency: { code: string } } }) => a.balance.currency.code === 'USD');

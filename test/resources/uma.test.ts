@@ -3,7 +3,7 @@ import { auditLedger } from '../../src/resources/ledger/index.js';
 import { platformService } from '../../src/resources/platform/index.js';
 import { getReceiverLookup, resolveUmaAddress } from '../../src/resources/uma/index.js';
 import { assertFitsWebhook } from '../helpers/contract.js';
-import { unique, useSandbox, type Api } from '../helpers/sandbox.js';
+import { individual, unique, useSandbox, type Api } from '../helpers/sandbox.js';
 
 const s = useSandbox();
 
@@ -11,15 +11,7 @@ const person = { beneficiaryType: 'INDIVIDUAL', fullName: 'Jane Smith', countryO
 const consent = { acceptedAt: '2025-10-20T10:00:00Z', ipAddress: '203.0.113.7', termsVersion: '2025-10-13', acceptanceMethod: 'CHECKBOX' };
 
 async function newCustomer(api: Api, extra: Record<string, unknown> = {}) {
-  const res = await api.post('/customers', {
-    customerType: 'INDIVIDUAL',
-    platformCustomerId: unique('cust'),
-    fullName: 'Jane Smith',
-    birthDate: '1990-01-15',
-    nationality: 'US',
-    currencies: ['USD', 'EUR'],
-    ...extra,
-  });
+  const res = await api.post('/customers', individual(['USD', 'EUR'], extra));
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body as { id: string; umaAddress: string; platformCustomerId: string };
 }

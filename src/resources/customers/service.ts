@@ -1,3 +1,4 @@
+import { perContext } from '../../core/per-context.js';
 import type { SandboxContext } from '../../context.js';
 import { ApiError, ErrorCode, type FieldError, invalidInput, notFound } from '../../core/errors.js';
 import { paginate, type Page } from '../../core/pagination.js';
@@ -59,16 +60,7 @@ export interface CustomerRecord {
   updatedAt: string;
 }
 
-const repos = new WeakMap<SandboxContext, CustomerRepo>();
-
-function repoOf(ctx: SandboxContext): CustomerRepo {
-  let repo = repos.get(ctx);
-  if (!repo) {
-    repo = new CustomerRepo(ctx.db);
-    repos.set(ctx, repo);
-  }
-  return repo;
-}
+const repoOf = perContext((ctx: SandboxContext) => new CustomerRepo(ctx.db));
 
 const toRecord = (row: CustomerRow): CustomerRecord => ({
   id: row.id,

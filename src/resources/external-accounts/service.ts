@@ -1,3 +1,4 @@
+import { perContext } from '../../core/per-context.js';
 import { ApiError, ErrorCode, type FieldError, invalidInput, notFound } from '../../core/errors.js';
 import { paginate, type Page } from '../../core/pagination.js';
 import type { SandboxContext } from '../../context.js';
@@ -322,16 +323,7 @@ function checkSemantics(info: Record<string, any>, currency: string): { route: R
   return { route, errors };
 }
 
-const repos = new WeakMap<SandboxContext, ExternalAccountRepo>();
-
-function repoOf(ctx: SandboxContext): ExternalAccountRepo {
-  let repo = repos.get(ctx);
-  if (!repo) {
-    repo = new ExternalAccountRepo(ctx.db);
-    repos.set(ctx, repo);
-  }
-  return repo;
-}
+const repoOf = perContext((ctx: SandboxContext) => new ExternalAccountRepo(ctx.db));
 
 function notFoundError(id: string): ApiError {
   return notFound(NOT_FOUND_CODE, `No external account ${id} on this platform.`);

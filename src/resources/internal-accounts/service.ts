@@ -1,3 +1,4 @@
+import { perContext } from '../../core/per-context.js';
 import { createHash } from 'node:crypto';
 import type { SandboxContext } from '../../context.js';
 import { currencyOf, type Currency } from '../../core/money.js';
@@ -24,17 +25,8 @@ export interface AccountBalances {
   total: number;
 }
 
-const repos = new WeakMap<SandboxContext, InternalAccountRepo>();
-
 /** The internal-account repo of a context (statements prepared once). */
-export function internalAccountRepo(ctx: SandboxContext): InternalAccountRepo {
-  let repo = repos.get(ctx);
-  if (!repo) {
-    repo = new InternalAccountRepo(ctx.db);
-    repos.set(ctx, repo);
-  }
-  return repo;
-}
+export const internalAccountRepo = perContext((ctx: SandboxContext) => new InternalAccountRepo(ctx.db));
 
 /** The balances of an internal account, as the ledger has them (available; total with held and incoming funds). */
 export function balancesOf(ctx: SandboxContext, accountId: string): AccountBalances {
@@ -68,26 +60,20 @@ export function presentInternalAccount(ctx: SandboxContext, row: InternalAccount
 }
 
 /**
- * Creates the customer's missing internal accounts, one per currency (the customer's
- * `currencies`, or else every currency of the platform's configuration). Idempotent: existing
- * accounts are kept, only missing ones are added. Call it inside the caller's transaction.
- * Returns every account of the customer after provisioning.
+ * Creates an owner's missing accounts, one per wanted currency; existing ones are kept.
+ * `ownerId` null is the platform itself. Returns every account of the owner afterwards.
  */
-export function provisionCustomerAccounts(ctx: SandboxContext, platform: Platform, customer: AccountHolder): InternalAccountRow[] {
+function provision(ctx: SandboxContext, platform: Platform, ownerId: string | null, wanted: Iterable<string>): InternalAccountRow[] {
   const repo = internalAccountRepo(ctx);
-  const wanted = customer.currencies && customer.currencies.length > 0
-    ? customer.currencies
-    : platform.config.supportedCurrencies.map((c) => c.currencyCode);
-  const existing = repo.byOwner(platform.id, customer.id);
+  const existing = repo.byOwner(platform.id, ownerId);
   const have = new Set(existing.map((row) => row.currency));
   const now = ctx.clock.iso();
   for (const currency of new Set(wanted)) {
     if (have.has(currency)) continue;
-    const id = ctx.ids.next('InternalAccount');
     const row: InternalAccountRow = {
-      id,
+      id: ctx.ids.next('InternalAccount'),
       platform_id: platform.id,
-      customer_id: customer.id,
+      customer_id: ownerId,
       type: accountTypeOf(currency),
       currency,
       status: 'ACTIVE',
@@ -100,34 +86,24 @@ export function provisionCustomerAccounts(ctx: SandboxContext, platform: Platfor
   return existing;
 }
 
+const configuredCurrencies = (platform: Platform) => platform.config.supportedCurrencies.map((c) => c.currencyCode);
+
+/**
+ * Creates the customer's missing internal accounts, one per currency (the customer's
+ * `currencies`, or else every currency of the platform's configuration). Idempotent. Call it
+ * inside the caller's transaction. Returns every account of the customer after provisioning.
+ */
+export function provisionCustomerAccounts(ctx: SandboxContext, platform: Platform, customer: AccountHolder): InternalAccountRow[] {
+  const wanted = customer.currencies && customer.currencies.length > 0 ? customer.currencies : configuredCurrencies(platform);
+  return provision(ctx, platform, customer.id, wanted);
+}
+
 /**
  * The platform's own accounts, one per configured currency: created on first use, and again
  * for a currency added to the configuration later. Returns them all.
  */
 export function provisionPlatformAccounts(ctx: SandboxContext, platform: Platform): InternalAccountRow[] {
-  return ctx.tx(() => {
-    const repo = internalAccountRepo(ctx);
-    const existing = repo.byOwner(platform.id, null);
-    const have = new Set(existing.map((row) => row.currency));
-    const now = ctx.clock.iso();
-    for (const { currencyCode } of platform.config.supportedCurrencies) {
-      if (have.has(currencyCode)) continue;
-      const id = ctx.ids.next('InternalAccount');
-      const row: InternalAccountRow = {
-        id,
-        platform_id: platform.id,
-        customer_id: null,
-        type: accountTypeOf(currencyCode),
-        currency: currencyCode,
-        status: 'ACTIVE',
-        created_at: now,
-        updated_at: now,
-      };
-      repo.insert(row);
-      existing.push(row);
-    }
-    return existing;
-  });
+  return ctx.tx(() => provision(ctx, platform, null, configuredCurrencies(platform)));
 }
 
 /** Accounts of one customer (none until provisioned). */

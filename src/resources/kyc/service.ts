@@ -1,3 +1,4 @@
+import { perContext } from '../../core/per-context.js';
 import { createHash } from 'node:crypto';
 import type { SandboxContext } from '../../context.js';
 import { ApiError, ErrorCode, type FieldError, invalidInput, notFound } from '../../core/errors.js';
@@ -49,17 +50,8 @@ const CONTROL_ROLES: ReadonlySet<string> = new Set(['CONTROL_PERSON', 'DIRECTOR'
 const TERMINAL_TYPES: ReadonlySet<string> = new Set(['SUSPECTED_FRAUD_DOCUMENT', 'APPLICANT_SANCTIONED', 'APPLICANT_FRAUD', 'APPLICANT_CRIMINAL_RECORD', 'APPLICANT_REJECTED']);
 const OPEN_STATUSES: ReadonlySet<string> = new Set(['RESOLVE_ERRORS', 'IN_PROGRESS', 'PENDING_MANUAL_REVIEW']);
 
-const repos = new WeakMap<SandboxContext, KycRepo>();
-
 /** The KYC repo of a context (statements prepared once). */
-export function kycRepo(ctx: SandboxContext): KycRepo {
-  let repo = repos.get(ctx);
-  if (!repo) {
-    repo = new KycRepo(ctx.db);
-    repos.set(ctx, repo);
-  }
-  return repo;
-}
+export const kycRepo = perContext((ctx: SandboxContext) => new KycRepo(ctx.db));
 
 // ---------------------------------------------------------------------------------------------
 // Beneficial owners

@@ -1,3 +1,4 @@
+import { perContext } from '../../core/per-context.js';
 import { ApiError } from '../../core/errors.js';
 import type { SandboxContext } from '../../context.js';
 import { LedgerRepo, type EntryRow } from './repo.js';
@@ -26,16 +27,7 @@ export function worldAccount(currency: string): string {
   return `world:${currency}`;
 }
 
-const repos = new WeakMap<SandboxContext, LedgerRepo>();
-
-function repoOf(ctx: SandboxContext): LedgerRepo {
-  let repo = repos.get(ctx);
-  if (!repo) {
-    repo = new LedgerRepo(ctx.db);
-    repos.set(ctx, repo);
-  }
-  return repo;
-}
+const repoOf = perContext((ctx: SandboxContext) => new LedgerRepo(ctx.db));
 
 /** `400 INVALID_AMOUNT` for a debit the available balance does not cover (the contract has no narrower code). */
 export function insufficientFunds(accountId: string, available: number, requested: number, currency: string): ApiError {

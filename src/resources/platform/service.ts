@@ -1,3 +1,4 @@
+import { perContext } from '../../core/per-context.js';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { ApiError, ErrorCode, type FieldError, invalidInput } from '../../core/errors.js';
 import { currencies, currencyOf } from '../../core/money.js';
@@ -276,14 +277,5 @@ function mergeFeeConfigs(
   return [...byKey.values()];
 }
 
-const services = new WeakMap<SandboxContext, PlatformService>();
-
 /** The platform service of a sandbox context (one per context). */
-export function platformService(ctx: SandboxContext): PlatformService {
-  let service = services.get(ctx);
-  if (!service) {
-    service = new PlatformService(ctx);
-    services.set(ctx, service);
-  }
-  return service;
-}
+export const platformService = perContext((ctx: SandboxContext) => new PlatformService(ctx));

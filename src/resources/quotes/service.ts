@@ -1,3 +1,4 @@
+import { perContext } from '../../core/per-context.js';
 import { ApiError, ErrorCode, notFound } from '../../core/errors.js';
 import type { SandboxContext } from '../../context.js';
 import { DEFAULT_LOCK_SECONDS, lockSecondsByRail, payoutRuleOf, umaPayoutRule, type PayoutRule, type PayoutStep } from '../../sandbox/quote-rules.js';
@@ -30,16 +31,7 @@ interface Plan {
   purposeOfPayment?: string | undefined;
 }
 
-const repos = new WeakMap<SandboxContext, QuoteRepo>();
-
-function repoOf(ctx: SandboxContext): QuoteRepo {
-  let repo = repos.get(ctx);
-  if (!repo) {
-    repo = new QuoteRepo(ctx.db);
-    repos.set(ctx, repo);
-  }
-  return repo;
-}
+const repoOf = perContext((ctx: SandboxContext) => new QuoteRepo(ctx.db));
 
 /** A 404 from a lookup becomes a 400 on the request field: POST /quotes declares no 404. */
 function asField<T>(field: string, lookup: () => T): T {

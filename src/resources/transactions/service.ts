@@ -1,3 +1,4 @@
+import { perContext } from '../../core/per-context.js';
 import { notFound } from '../../core/errors.js';
 import { paginate, type Page } from '../../core/pagination.js';
 import type { SandboxContext } from '../../context.js';
@@ -24,16 +25,7 @@ export type NewTransaction = Record<string, unknown> & {
   destination?: { accountId?: string } & Record<string, unknown>;
 };
 
-const repos = new WeakMap<SandboxContext, TransactionRepo>();
-
-function repoOf(ctx: SandboxContext): TransactionRepo {
-  let repo = repos.get(ctx);
-  if (!repo) {
-    repo = new TransactionRepo(ctx.db);
-    repos.set(ctx, repo);
-  }
-  return repo;
-}
+const repoOf = perContext((ctx: SandboxContext) => new TransactionRepo(ctx.db));
 
 /**
  * The webhook type of a transaction status: `OUTGOING_PAYMENT.<STATUS>` or

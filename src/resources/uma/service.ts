@@ -1,3 +1,4 @@
+import { perContext } from '../../core/per-context.js';
 import { ApiError, invalidInput, notFound } from '../../core/errors.js';
 import { paginate, type Page } from '../../core/pagination.js';
 import type { SandboxContext } from '../../context.js';
@@ -17,16 +18,7 @@ import type { ReceiverLookupQuery, SandboxUmaReceiveRequest, UmaProvidersQuery }
 /** Job kind: a pending incoming UMA payment completes. */
 export const SETTLE_UMA_RECEIVE_JOB = 'uma.receive.settle';
 
-const repos = new WeakMap<SandboxContext, ReceiverLookupRepo>();
-
-function repoOf(ctx: SandboxContext): ReceiverLookupRepo {
-  let repo = repos.get(ctx);
-  if (!repo) {
-    repo = new ReceiverLookupRepo(ctx.db);
-    repos.set(ctx, repo);
-  }
-  return repo;
-}
+const repoOf = perContext((ctx: SandboxContext) => new ReceiverLookupRepo(ctx.db));
 
 // UMAD-01: `$` + user part of a-z0-9 and `-_.+` (at most 64 characters with the `$`) + `@` + a
 // domain name; addresses are case-insensitive.
