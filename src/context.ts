@@ -2,7 +2,6 @@ import { SandboxClock } from './core/clock.js';
 import { IdGenerator, type RandomSource } from './core/ids.js';
 import { Scheduler } from './core/scheduler.js';
 import { Outbox } from './events/outbox.js';
-import { Checkpointer } from './store/checkpointer.js';
 import { migrate, openDatabase, type Db, type Migration } from './store/db.js';
 import { IdempotencyRepo } from './store/idempotency.js';
 import { SqliteJobStore } from './store/jobs.js';
@@ -22,7 +21,7 @@ export interface SandboxContext {
   logger: Logger;
   /** Runs `fn` in one SQLite transaction. */
   tx<T>(fn: () => T): T;
-  /** Stops background checkpoints and closes the database. */
+  /** Closes the database. */
   close(): Promise<void>;
 }
 
@@ -52,12 +51,6 @@ export function createContext(options: ContextOptions): SandboxContext {
   const scheduler = new Scheduler(clock, jobs, () => ids.next('Job'), (job, error) =>
     options.logger.error('job failed', { jobId: job.id, kind: job.kind, error: String(error) }),
   );
-  // A file database checkpoints in a worker thread, off the request path.
-  let checkpointer: Checkpointer | undefined;
-  if (options.db !== ':memory:') {
-    db.pragma('wal_autocheckpoint = 0');
-    checkpointer = new Checkpointer(options.db, (message) => options.logger.warn('checkpoint failed', { error: message }));
-  }
   // One transaction function for every call: better-sqlite3 builds a wrapper per db.transaction().
   const runInTransaction = db.transaction((fn: () => unknown) => fn());
   return {
@@ -72,7 +65,6 @@ export function createContext(options: ContextOptions): SandboxContext {
     logger: options.logger,
     tx: <T>(fn: () => T): T => runInTransaction(fn) as T,
     close: async () => {
-      await checkpointer?.stop();
       db.close();
     },
   };

@@ -16,7 +16,10 @@ export class StoreOpenError extends Error {}
 
 /**
  * Opens the sandbox database: a file (created with its folder) or `:memory:`, through one code
- * path. WAL for files; foreign keys on; synchronous=NORMAL, which WAL keeps crash-safe.
+ * path. A file runs in WAL mode, locked exclusively by this process (no shared-memory index or
+ * file locks per transaction, and a second sandbox on the same file is refused) and written
+ * without fsync: a crash of the sandbox loses nothing it committed, while a power loss or an
+ * operating-system crash may lose or damage the file. It is test data; speed wins.
  */
 export function openDatabase(location: string): Db {
   const inMemory = location === ':memory:';
@@ -24,13 +27,17 @@ export function openDatabase(location: string): Db {
   try {
     if (!inMemory) mkdirSync(dirname(resolve(location)), { recursive: true });
     db = new Database(location);
-    if (!inMemory) db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
+    db.pragma('busy_timeout = 2000');
+    if (!inMemory) {
+      db.pragma('locking_mode = EXCLUSIVE');
+      db.pragma('journal_mode = WAL');
+    }
+    db.pragma('synchronous = OFF');
     db.pragma('foreign_keys = ON');
-    db.pragma('busy_timeout = 5000');
     db.pragma('cache_size = -32768');
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    let reason = error instanceof Error ? error.message : String(error);
+    if (/locked|busy/i.test(reason)) reason = 'it is in use by another running sandbox; stop that one, or pass another --db (or --memory)';
     throw new StoreOpenError(`cannot open database ${inMemory ? 'in memory' : resolve(location)}: ${reason}`);
   }
   return db;

@@ -19,7 +19,6 @@ export const ledgerMigrations: Migration[] = [
       amount INTEGER NOT NULL,
       created_at TEXT NOT NULL
     );
-    CREATE INDEX ledger_entries_account ON ledger_entries (account, seq);
     CREATE INDEX ledger_entries_reference ON ledger_entries (platform_id, reference);
     CREATE TABLE ledger_balances (
       account TEXT PRIMARY KEY,
@@ -27,7 +26,7 @@ export const ledgerMigrations: Migration[] = [
       currency TEXT NOT NULL,
       amount INTEGER NOT NULL,
       CHECK (amount >= 0 OR account LIKE 'world:%')
-    );
+    ) WITHOUT ROWID;
     CREATE INDEX ledger_balances_platform ON ledger_balances (platform_id);
     CREATE TRIGGER ledger_entries_append_only_update BEFORE UPDATE ON ledger_entries
       BEGIN SELECT RAISE(ABORT, 'ledger entries are append-only'); END;`,
