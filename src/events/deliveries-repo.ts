@@ -1,4 +1,5 @@
 import type { Db } from '../store/db.js';
+import type { EventRow } from './outbox.js';
 
 /**
  * Delivery state of an event (the `events.delivery_state` column):
@@ -9,14 +10,7 @@ import type { Db } from '../store/db.js';
 export type DeliveryState = 'PENDING' | 'SENDING' | 'RETRYING' | 'DELIVERED' | 'FAILED' | 'NO_ENDPOINT';
 
 /** An event with its delivery state, as the delivery worker reads it. */
-export interface DeliveryRow {
-  seq: number;
-  id: string;
-  platform_id: string;
-  type: string;
-  resource_id: string | null;
-  data: string;
-  created_at: string;
+export interface DeliveryRow extends EventRow {
   delivery_state: DeliveryState;
   attempt_count: number;
   next_attempt_at: string | null;

@@ -59,7 +59,8 @@ export interface OutboxEvent {
   createdAt: string;
 }
 
-interface EventRow {
+/** An `events` row as stored (delivery columns aside). */
+export interface EventRow {
   seq: number;
   id: string;
   platform_id: string;

@@ -16,7 +16,7 @@ export {
   updateCustomer,
 } from './service.js';
 export type { ContactChannel, ContactState, CustomerRecord, CustomerType, EndUserTermsConsent, KycStatus } from './service.js';
-export { customerCreate, customerUpdate } from './schemas.js';
+export { country, customerCreate, customerUpdate, date } from './schemas.js';
 export { getImportJob, presentImportJob } from './bulk.js';
 export type { CustomerCreate, CustomerUpdate } from './schemas.js';
 export { EU_COUNTRIES, isCountryCode } from './validation.js';

@@ -2,9 +2,11 @@ import { z } from 'zod';
 import { paginationQuery } from '../../core/pagination.js';
 import { isCountryCode } from './validation.js';
 
-const country = z.string().refine(isCountryCode, { message: 'an ISO 3166-1 alpha-2 country code such as US or DE' });
+/** An ISO 3166-1 alpha-2 country code. */
+export const country = z.string().refine(isCountryCode, { message: 'an ISO 3166-1 alpha-2 country code such as US or DE' });
 
-const date = z
+/** A real calendar date as `YYYY-MM-DD`. */
+export const date = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'a date in the form YYYY-MM-DD')
   .refine((value) => {

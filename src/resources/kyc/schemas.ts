@@ -1,15 +1,8 @@
 import { z } from 'zod';
 import { paginationQuery } from '../../core/pagination.js';
-import { isCountryCode } from '../customers/index.js';
+import { country, date } from '../customers/index.js';
 
-const country = z.string().refine(isCountryCode, { message: 'an ISO 3166-1 alpha-2 country code such as US or DE' });
-const date = z
-  .string()
-  .regex(/^\d{4}-\d{2}-\d{2}$/, 'a date in the form YYYY-MM-DD')
-  .refine((value) => {
-    const parsed = new Date(`${value}T00:00:00Z`);
-    return !Number.isNaN(parsed.getTime()) && parsed.toISOString().slice(0, 10) === value;
-  }, 'a real calendar date');
+
 
 const address = z.object({
   line1: z.string().min(1).max(255),

@@ -259,6 +259,22 @@ function documentOf(ctx: SandboxContext, platformId: string, id: string): Docume
   return row;
 }
 
+/** The columns a document's fields and checked file decide (shared by upload and replace). */
+function documentColumns(fields: DocumentFields, checked: ReturnType<typeof checkDocument>) {
+  return {
+    document_type: fields.documentType,
+    side: fields.side ?? null,
+    country: fields.country,
+    document_number: fields.documentNumber ?? null,
+    issuing_authority: fields.issuingAuthority ?? null,
+    file_name: checked.file.name,
+    media_type: checked.mediaType,
+    size: checked.file.bytes.byteLength,
+    sha256: createHash('sha256').update(checked.file.bytes).digest('hex'),
+    quality_flagged: 0,
+  };
+}
+
 /** `POST /documents`. */
 export function uploadDocument(ctx: SandboxContext, platform: Platform, fields: DocumentFields & { documentHolder: string }, file: UploadedFile | undefined): DocumentRow {
   return ctx.tx(() => {
@@ -270,16 +286,7 @@ export function uploadDocument(ctx: SandboxContext, platform: Platform, fields: 
       platform_id: platform.id,
       document_holder: fields.documentHolder,
       customer_id: customerId,
-      document_type: fields.documentType,
-      side: fields.side ?? null,
-      country: fields.country,
-      document_number: fields.documentNumber ?? null,
-      issuing_authority: fields.issuingAuthority ?? null,
-      file_name: checked.file.name,
-      media_type: checked.mediaType,
-      size: checked.file.bytes.byteLength,
-      sha256: createHash('sha256').update(checked.file.bytes).digest('hex'),
-      quality_flagged: 0,
+      ...documentColumns(fields, checked),
       created_at: now,
       updated_at: now,
     };
@@ -295,16 +302,7 @@ export function replaceDocument(ctx: SandboxContext, platform: Platform, id: str
     const checked = checkDocument(fields, file);
     const row: DocumentRow = {
       ...current,
-      document_type: fields.documentType,
-      side: fields.side ?? null,
-      country: fields.country,
-      document_number: fields.documentNumber ?? null,
-      issuing_authority: fields.issuingAuthority ?? null,
-      file_name: checked.file.name,
-      media_type: checked.mediaType,
-      size: checked.file.bytes.byteLength,
-      sha256: createHash('sha256').update(checked.file.bytes).digest('hex'),
-      quality_flagged: 0,
+      ...documentColumns(fields, checked),
       updated_at: ctx.clock.iso(),
     };
     kycRepo(ctx).updateDocument(row);

@@ -20,16 +20,9 @@ export const WebhookErrorCode = {
 } as const;
 
 /** One logged attempt, as the control plane shows it. */
-export interface AttemptView {
-  attempt: number;
-  attemptedAt: string;
-  url: string;
-  outcome: 'SUCCEEDED' | 'FAILED';
-  responseStatus: number | null;
-  error: string | null;
-  latencyMs: number;
+export type AttemptView = Pick<AttemptResult, 'attempt' | 'attemptedAt' | 'url' | 'outcome' | 'responseStatus' | 'error' | 'latencyMs'> & {
   responseExcerpt: string | null;
-}
+};
 
 /** An event with its delivery state and attempts, as the control plane shows it. */
 export interface DeliveryView {
