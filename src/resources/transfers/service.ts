@@ -1,7 +1,7 @@
 import { ApiError, ErrorCode, notFound } from '../../core/errors.js';
 import { currencyOf, type Currency } from '../../core/money.js';
 import type { SandboxContext } from '../../context.js';
-import { transferOutcomeOf } from '../../sandbox/transfer-rules.js';
+import { transferOutcomeOf, type TransferOutcome } from '../../sandbox/transfer-rules.js';
 import { assertCustomerCanMoveMoney } from '../customers/index.js';
 import { getExternalAccountFor, primaryIdentifierSuffix, type ExternalAccount } from '../external-accounts/index.js';
 import { internalAccountRepo, presentInternalAccount, type InternalAccountRow } from '../internal-accounts/index.js';
@@ -88,6 +88,47 @@ const railOf = (external: ExternalAccount, requested: string | undefined): strin
   requested ?? (external.accountInfo.paymentRails as string[] | undefined)?.[0];
 
 /**
+ * Records a same-currency transfer in the contract's shape (amounts equal on both sides, no
+ * fees) and, while it is pending, schedules its settlement by the suffix rule.
+ */
+function recordSameCurrency(
+  ctx: SandboxContext,
+  platform: Platform,
+  t: {
+    id: string;
+    status: string;
+    type: 'INCOMING' | 'OUTGOING';
+    source: { id: string; currency: string };
+    destination: { id: string; currency: string };
+    owner: AccountOwner;
+    amount: number;
+    outcome: TransferOutcome;
+    suffix: string;
+    extra: Record<string, unknown>;
+  },
+): TransactionBody {
+  const transaction = recordTransaction(ctx, platform.id, {
+    id: t.id,
+    status: t.status,
+    type: t.type,
+    direction: t.type === 'OUTGOING' ? 'DEBIT' : 'CREDIT',
+    source: { sourceType: 'ACCOUNT', accountId: t.source.id, currency: t.source.currency },
+    destination: { destinationType: 'ACCOUNT', accountId: t.destination.id, currency: t.destination.currency },
+    ...t.owner,
+    sentAmount: money(t.amount, t.source.currency),
+    receivedAmount: money(t.amount, t.destination.currency),
+    exchangeRate: 1,
+    fees: 0,
+    reconciliationInstructions: { reference: `SBX-${t.id.slice(-12).toUpperCase()}` },
+    ...t.extra,
+  });
+  if (t.status === 'PENDING') {
+    ctx.scheduler.schedule(platform.id, SETTLE_TRANSFER_JOB, t.outcome.delaySeconds! * 1000, { transactionId: transaction.id, suffix: t.suffix });
+  }
+  return transaction;
+}
+
+/**
  * `POST /transfer-out`: debits the internal account to an external one of the same currency.
  * The sandbox suffix of the destination decides the outcome; while pending, the amount is held
  * (counted in `totalBalance`, not `balance`). One transaction: check, debit or hold, record.
@@ -107,28 +148,15 @@ export function transferOut(ctx: SandboxContext, platform: Platform, request: Tr
       // Completed: leaves at once. Pending: held until the outcome.
       move(ctx, platform.id, id, bucketOf(source.id), status === 'PENDING' ? bucketOf(source.id, 'held') : worldAccount(source.currency), source.currency, amount);
     }
-    const fields = {
-      status,
-      type: 'OUTGOING' as const,
-      direction: 'DEBIT',
-      source: { sourceType: 'ACCOUNT', accountId: source.id, currency: source.currency },
-      destination: { destinationType: 'ACCOUNT', accountId: destination.id, currency: destination.currency },
-      ...owner,
-      sentAmount: money(amount, source.currency),
-      receivedAmount: money(amount, destination.currency),
-      exchangeRate: 1,
-      fees: 0,
-      description: request.remittanceInformation ?? outcome.description,
-      reconciliationInstructions: { reference: `SBX-${id.slice(-12).toUpperCase()}` },
-      ...(rail ? { paymentRail: rail, railSelectionMode: request.destination.paymentRail ? 'MANUAL' : 'AUTO' } : {}),
-      ...(status === 'FAILED' && outcome.outgoing.failureReason ? { failureReason: outcome.outgoing.failureReason } : {}),
-      ...(request.purposeOfPayment ? { purposeOfPayment: request.purposeOfPayment } : {}),
-    };
-    const transaction = recordTransaction(ctx, platform.id, { ...fields, id });
-    if (status === 'PENDING') {
-      ctx.scheduler.schedule(platform.id, SETTLE_TRANSFER_JOB, outcome.delaySeconds! * 1000, { transactionId: transaction.id, suffix: primaryIdentifierSuffix(destination) });
-    }
-    return transaction;
+    return recordSameCurrency(ctx, platform, {
+      id, status, type: 'OUTGOING', source, destination, owner, amount, outcome, suffix: primaryIdentifierSuffix(destination),
+      extra: {
+        description: request.remittanceInformation ?? outcome.description,
+        ...(rail ? { paymentRail: rail, railSelectionMode: request.destination.paymentRail ? 'MANUAL' : 'AUTO' } : {}),
+        ...(status === 'FAILED' && outcome.outgoing.failureReason ? { failureReason: outcome.outgoing.failureReason } : {}),
+        ...(request.purposeOfPayment ? { purposeOfPayment: request.purposeOfPayment } : {}),
+      },
+    });
   });
 }
 
@@ -148,26 +176,13 @@ export function transferIn(ctx: SandboxContext, platform: Platform, request: Tra
     if (status === 'PENDING' || status === 'COMPLETED') {
       move(ctx, platform.id, id, worldAccount(destination.currency), bucketOf(destination.id, status === 'PENDING' ? 'incoming' : 'available'), destination.currency, request.amount);
     }
-    const fields = {
-      status,
-      type: 'INCOMING' as const,
-      direction: 'CREDIT',
-      source: { sourceType: 'ACCOUNT', accountId: source.id, currency: source.currency },
-      destination: { destinationType: 'ACCOUNT', accountId: destination.id, currency: destination.currency },
-      ...owner,
-      sentAmount: money(request.amount, source.currency),
-      receivedAmount: money(request.amount, destination.currency),
-      exchangeRate: 1,
-      fees: 0,
-      description: outcome.description,
-      reconciliationInstructions: { reference: `SBX-${id.slice(-12).toUpperCase()}` },
-      ...(status === 'FAILED' || status === 'REJECTED' ? { failureReason: outcome.incoming.failureReason } : {}),
-    };
-    const transaction = recordTransaction(ctx, platform.id, { ...fields, id });
-    if (status === 'PENDING') {
-      ctx.scheduler.schedule(platform.id, SETTLE_TRANSFER_JOB, outcome.delaySeconds! * 1000, { transactionId: transaction.id, suffix: primaryIdentifierSuffix(source) });
-    }
-    return transaction;
+    return recordSameCurrency(ctx, platform, {
+      id, status, type: 'INCOMING', source, destination, owner, amount: request.amount, outcome, suffix: primaryIdentifierSuffix(source),
+      extra: {
+        description: outcome.description,
+        ...(status === 'FAILED' || status === 'REJECTED' ? { failureReason: outcome.incoming.failureReason } : {}),
+      },
+    });
   });
 }
 
