@@ -8,6 +8,8 @@ export class ApiError extends Error {
     readonly code: string,
     message: string,
     readonly details?: Record<string, unknown>,
+    /** Whether a retry of the same request can succeed (the `x-should-retry` header); see `retryHint`. */
+    readonly retry?: RetryHint,
   ) {
     super(message);
     this.name = 'ApiError';
@@ -19,6 +21,28 @@ export class ApiError extends Error {
     if (this.details !== undefined) body.details = this.details;
     return body;
   }
+}
+
+/**
+ * What an error tells a client about retrying it: `retryAfterSeconds` marks a retriable answer
+ * (`x-should-retry: true` and `Retry-After`); `shouldRetry: false` marks one no retry can change.
+ */
+export interface RetryHint {
+  shouldRetry?: boolean;
+  retryAfterSeconds?: number;
+}
+
+/**
+ * The retry hint of an error as the client sees it: `true` with a `Retry-After` for an error that
+ * says so (an injected fault, a delivery in progress) and for 408 and 429; `false` for every other
+ * 4xx (a 409 describes a state a retry cannot change) and for 501; none for other 5xx.
+ */
+export function retryHint(error: ApiError): { shouldRetry: boolean; retryAfterSeconds?: number } | undefined {
+  if (error.retry?.retryAfterSeconds !== undefined) return { shouldRetry: true, retryAfterSeconds: error.retry.retryAfterSeconds };
+  if (error.retry?.shouldRetry !== undefined) return { shouldRetry: error.retry.shouldRetry };
+  if (error.status === 408 || error.status === 429) return { shouldRetry: true, retryAfterSeconds: 1 };
+  if ((error.status >= 400 && error.status < 500) || error.status === 501) return { shouldRetry: false };
+  return undefined;
 }
 
 /** The contract's error envelope. */

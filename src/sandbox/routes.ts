@@ -1,10 +1,13 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
+import { notFound } from '../core/errors.js';
 import type { SandboxContext } from '../context.js';
 import type { Area } from '../resources/area.js';
 import { platformService } from '../resources/platform/index.js';
 import { webhookControlRoutes } from '../resources/webhooks/index.js';
+import { operations } from '../generated/operations.js';
 import { basicAuth } from '../server/auth.js';
+import { faultRuleRequest, faultRulesOf } from '../server/faults.js';
 import type { AppEnv } from '../server/env.js';
 import { jsonBody } from '../server/validate.js';
 import { resetPlatformData } from './reset.js';
@@ -46,9 +49,23 @@ export function controlPlane(ctx: SandboxContext, areas: readonly Area[]): Hono<
 
   app.route('/webhooks', webhookControlRoutes(ctx));
 
+  const operationIds = new Set(operations.map((op) => op.operationId));
+  app.post('/faults', async (c) => {
+    const request = await jsonBody(c, faultRuleRequest);
+    return c.json(faultRulesOf(ctx).add(c.get('platform').id, request, operationIds), 201);
+  });
+  app.get('/faults', (c) => c.json({ data: faultRulesOf(ctx).list(c.get('platform').id) }));
+  app.delete('/faults', (c) => c.json({ cleared: faultRulesOf(ctx).clear(c.get('platform').id) }));
+  app.delete('/faults/:faultId', (c) => {
+    const faultId = c.req.param('faultId');
+    if (faultRulesOf(ctx).clear(c.get('platform').id, faultId) === 0) throw notFound('NOT_FOUND', `No armed fault ${faultId}; GET /_sandbox/faults lists them.`);
+    return c.json({ cleared: 1 });
+  });
+
   app.post('/reset', (c) => {
     const platform = c.get('platform');
     resetPlatformData(ctx, areas, platform);
+    faultRulesOf(ctx).clear(platform.id);
     return c.json({ status: 'ok', platformId: platform.id });
   });
 

@@ -44,6 +44,13 @@ export interface UmaTestAddress {
 /** The domain of the sandbox test VASP. */
 export const UMA_TEST_DOMAIN = 'sandbox.uma.money';
 
+/**
+ * Every domain the test addresses answer under, with the same behaviour: sandbox-rules.md's
+ * `sandbox.uma.money`, and `sandbox.grid.uma.money`, which the contract's own examples use
+ * (`SandboxUmaReceiveRequest.senderUmaAddress`).
+ */
+export const UMA_TEST_DOMAINS: readonly string[] = [UMA_TEST_DOMAIN, 'sandbox.grid.uma.money'];
+
 const fullName = { name: 'FULL_NAME', mandatory: true } as const;
 const vasp = 'Sandbox UMA Test VASP';
 
@@ -95,7 +102,16 @@ export const umaTestAddresses: readonly UmaTestAddress[] = [
 
 const byAddress = new Map(umaTestAddresses.map((row) => [row.address, row]));
 
-/** The test address row for an address (any letter case), or undefined. */
+/**
+ * The test address row for an address (any letter case, under any of `UMA_TEST_DOMAINS`), or
+ * undefined. The row carries the address as asked, so a payment shows the domain its caller used.
+ */
 export function umaTestAddressOf(address: string): UmaTestAddress | undefined {
-  return byAddress.get(address.toLowerCase());
+  const lower = address.toLowerCase();
+  const at = lower.lastIndexOf('@');
+  const domain = lower.slice(at + 1);
+  if (at < 0 || !UMA_TEST_DOMAINS.includes(domain)) return undefined;
+  const row = byAddress.get(`${lower.slice(0, at)}@${UMA_TEST_DOMAIN}`);
+  if (!row || domain === UMA_TEST_DOMAIN) return row;
+  return { ...row, address: lower };
 }

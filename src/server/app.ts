@@ -1,12 +1,13 @@
 import { Hono, type Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { HTTPException } from 'hono/http-exception';
-import { ApiError, ErrorCode } from '../core/errors.js';
+import { ApiError, ErrorCode, retryHint } from '../core/errors.js';
 import type { SandboxContext } from '../context.js';
 import { CONTRACT_VERSION, operations, toHonoPath, type ContractOperation } from '../generated/operations.js';
 import type { Area } from '../resources/area.js';
 import { controlPlane } from '../sandbox/routes.js';
 import { basicAuth } from './auth.js';
+import { faultGate } from './faults.js';
 import type { AppEnv, OperationHandler } from './env.js';
 
 /** The API's base path; it is also served under any prefix that ends in it. */
@@ -78,6 +79,11 @@ const notImplemented =
 /** Serializes an ApiError: the one place an error body is written. */
 function sendError(c: Context<AppEnv>, error: ApiError): Response {
   if (error.status === 401) c.header('WWW-Authenticate', 'Basic realm="service-sandbox"');
+  const hint = retryHint(error);
+  if (hint) {
+    c.header('x-should-retry', String(hint.shouldRetry));
+    if (hint.retryAfterSeconds !== undefined) c.header('Retry-After', String(hint.retryAfterSeconds));
+  }
   return c.json(error.toBody(), error.status as ContentfulStatusCode);
 }
 
@@ -94,8 +100,11 @@ export function createApp(ctx: SandboxContext, areas: readonly Area[]): Hono<App
     c.set('requestId', requestId);
     c.set('ctx', ctx);
     await next();
+    const ms = performance.now() - started;
     c.res.headers.set('X-Request-Id', requestId);
-    ctx.logger.request({ method: c.req.method, path: c.req.path, status: c.res.status, ms: performance.now() - started, requestId });
+    // The sandbox's own measure of the request (what a latency fault adds shows here).
+    c.res.headers.set('Server-Timing', `app;dur=${ms.toFixed(1)}`);
+    ctx.logger.request({ method: c.req.method, path: c.req.path, status: c.res.status, ms, requestId });
   });
 
   app.route('/_sandbox', controlPlane(ctx, areas));
@@ -110,7 +119,7 @@ export function createApp(ctx: SandboxContext, areas: readonly Area[]): Hono<App
   for (const path of paths) {
     const ops = byPath.get(path)!;
     const honoPath = toHonoPath(path);
-    for (const op of ops) api.on(op.method, honoPath, handlers.get(op.operationId) ?? notImplemented(op));
+    for (const op of ops) api.on(op.method, honoPath, faultGate(op, BASE_PATH), handlers.get(op.operationId) ?? notImplemented(op));
     const allowed = ops.map((op) => op.method).join(', ');
     api.all(honoPath, (c) => {
       c.header('Allow', allowed);

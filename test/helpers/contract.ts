@@ -26,8 +26,11 @@ const GENERIC_ERROR_SCHEMAS: Readonly<Record<number, string>> = {
   401: 'Error401',
   404: 'Error404',
   405: 'Error405',
+  // 429 and 503 are what an injected fault (POST /_sandbox/faults) answers on any operation.
+  429: 'Error429',
   500: 'Error500',
   501: 'Error501',
+  503: 'Error503',
 };
 
 /** Formats that must never make Ajv throw; anything ajv-formats lacks is accepted as-is. */

@@ -112,7 +112,9 @@ export class WebhooksService {
   async replay(platform: Platform, eventId: string): Promise<{ delivery: DeliveryView; attempt: AttemptResult }> {
     const row = this.rowOf(platform, eventId);
     if (row.delivery_state === 'SENDING' || this.worker.isSending(eventId)) {
-      throw new ApiError(409, ErrorCode.CONFLICT, `Event ${eventId} is being delivered right now; look at it again in a moment.`);
+      throw new ApiError(409, ErrorCode.CONFLICT, `Event ${eventId} is being delivered right now; look at it again in a moment.`, undefined, {
+        retryAfterSeconds: 1,
+      });
     }
     const attempt = await this.worker.deliverNow(eventId, { retry: true });
     if (!attempt) throw endpointNotSet();

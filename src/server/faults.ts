@@ -1,0 +1,224 @@
+import type { MiddlewareHandler } from 'hono';
+import { z } from 'zod';
+import { ApiError } from '../core/errors.js';
+import { perContext } from '../core/per-context.js';
+import type { SandboxContext } from '../context.js';
+import type { ContractOperation } from '../generated/operations.js';
+import type { AppEnv } from './env.js';
+
+/**
+ * Fault injection on demand (`/_sandbox/faults`): a platform arms rules that make chosen
+ * operations answer an error, answer late, or drop the connection, so it can test its retry and
+ * timeout logic against the sandbox. Rules live in memory, per platform, and vanish on reset and
+ * on restart. A faulted request never reaches its handler, so it changes no state; a latency
+ * rule only delays the request, which then runs as usual.
+ */
+
+/** What an armed rule does to a matching request. */
+export type FaultEffect =
+  | { type: 'STATUS'; status: 429 | 500 | 503; retryAfterSeconds: number }
+  | { type: 'LATENCY'; latencyMs: number }
+  | { type: 'DROP' };
+
+/** One armed rule, as the control plane shows it. */
+export interface FaultRule {
+  id: string;
+  /** The contract operationId it matches, or null when it matches by path. */
+  operationId: string | null;
+  /** A path pattern under the API base (`*` matches one segment, `**` any rest), or null. */
+  path: string | null;
+  /** An HTTP method the path pattern is limited to, or null for any. */
+  method: string | null;
+  effect: FaultEffect;
+  /** Matching requests still to fault; null when the rule works by probability until cleared. */
+  remaining: number | null;
+  /** Chance that a matching request is faulted (rules without `times`); null for counted rules. */
+  probability: number | null;
+  /** How many requests this rule has faulted so far. */
+  faulted: number;
+  createdAt: string;
+}
+
+/** The request body of `POST /_sandbox/faults`. */
+export const faultRuleRequest = z
+  .object({
+    operationId: z.string().min(1).max(100).optional(),
+    path: z
+      .string()
+      .min(1)
+      .max(500)
+      .regex(/^\/[^\s?#]*$/, 'a path under the API base, such as /quotes/* or /customers/**')
+      .optional(),
+    method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']).optional(),
+    status: z.union([z.literal(429), z.literal(500), z.literal(503)]).optional(),
+    latencyMs: z.number().int().min(1).max(60_000).optional(),
+    drop: z.literal(true).optional(),
+    retryAfterSeconds: z.number().int().min(0).max(3600).optional(),
+    times: z.number().int().min(1).max(1_000_000).optional(),
+    probability: z.number().gt(0).max(1).optional(),
+  })
+  .strict()
+  .superRefine((rule, issue) => {
+    if ((rule.operationId === undefined) === (rule.path === undefined)) {
+      issue.addIssue({ code: 'custom', path: ['operationId'], message: 'name exactly one of operationId or path' });
+    }
+    if (rule.method !== undefined && rule.path === undefined) {
+      issue.addIssue({ code: 'custom', path: ['method'], message: 'method narrows a path rule; an operationId already names one method' });
+    }
+    const effects = [rule.status, rule.latencyMs, rule.drop].filter((value) => value !== undefined).length;
+    if (effects !== 1) issue.addIssue({ code: 'custom', path: ['status'], message: 'give exactly one effect: status (429, 500 or 503), latencyMs, or drop: true' });
+    if (rule.retryAfterSeconds !== undefined && rule.status === undefined) {
+      issue.addIssue({ code: 'custom', path: ['retryAfterSeconds'], message: 'retryAfterSeconds goes with a status effect' });
+    }
+    if (rule.times !== undefined && rule.probability !== undefined) {
+      issue.addIssue({ code: 'custom', path: ['probability'], message: 'give times (the next N matching requests) or probability (until cleared), not both' });
+    }
+  });
+
+/** A validated `POST /_sandbox/faults` body. */
+export type FaultRuleRequest = z.infer<typeof faultRuleRequest>;
+
+/** The contract's error code for each status a rule can inject. */
+const CODE_OF: Record<429 | 500 | 503, string> = { 429: 'RATE_LIMITED', 500: 'INTERNAL_ERROR', 503: 'SERVICE_UNAVAILABLE' };
+
+interface ArmedRule extends FaultRule {
+  platformId: string;
+  pattern: RegExp | null;
+}
+
+/** Turns `/quotes/*` or `/customers/**` into an anchored expression over a request path. */
+function patternOf(path: string): RegExp {
+  const source = path
+    .replace(/\/+$/, '')
+    .split('/')
+    .map((segment) => (segment === '**' ? '.*' : segment.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^/]*')))
+    .join('/');
+  return new RegExp(`^${source.replace(/\/\.\*$/, '(?:/.*)?')}/?$`);
+}
+
+/** The armed rules of every platform of one sandbox. */
+export class FaultRules {
+  private readonly rules: ArmedRule[] = [];
+
+  constructor(private readonly ctx: SandboxContext) {}
+
+  /** Arms a rule for a platform; `operationId` must be one of the contract's. */
+  add(platformId: string, request: FaultRuleRequest, known: ReadonlySet<string>): FaultRule {
+    if (request.operationId !== undefined && !known.has(request.operationId)) {
+      throw new ApiError(400, 'INVALID_INPUT', `${request.operationId} is not an operationId of the contract.`, {
+        errors: [{ field: 'operationId', message: 'use an operationId from openapi.yaml, e.g. createQuote' }],
+      });
+    }
+    const effect: FaultEffect =
+      request.status !== undefined
+        ? { type: 'STATUS', status: request.status, retryAfterSeconds: request.retryAfterSeconds ?? 1 }
+        : request.latencyMs !== undefined
+          ? { type: 'LATENCY', latencyMs: request.latencyMs }
+          : { type: 'DROP' };
+    const rule: ArmedRule = {
+      id: this.ctx.ids.next('Fault'),
+      platformId,
+      operationId: request.operationId ?? null,
+      path: request.path ?? null,
+      method: request.method ?? null,
+      effect,
+      remaining: request.probability === undefined ? (request.times ?? 1) : null,
+      probability: request.probability ?? null,
+      faulted: 0,
+      createdAt: this.ctx.clock.iso(),
+      pattern: request.path === undefined ? null : patternOf(request.path),
+    };
+    this.rules.push(rule);
+    return view(rule);
+  }
+
+  /** A platform's armed rules, oldest first. */
+  list(platformId: string): FaultRule[] {
+    return this.rules.filter((rule) => rule.platformId === platformId).map(view);
+  }
+
+  /** Removes one rule (by id) or all of a platform's; returns how many were removed. */
+  clear(platformId: string, id?: string): number {
+    let removed = 0;
+    for (let i = this.rules.length - 1; i >= 0; i -= 1) {
+      const rule = this.rules[i]!;
+      if (rule.platformId === platformId && (id === undefined || rule.id === id)) {
+        this.rules.splice(i, 1);
+        removed += 1;
+      }
+    }
+    return removed;
+  }
+
+  /**
+   * The first armed rule that takes this request, counted as used (a counted rule is removed
+   * when its count runs out), or undefined.
+   */
+  take(platformId: string, operationId: string, method: string, path: string, random: () => number): FaultRule | undefined {
+    for (let i = 0; i < this.rules.length; i += 1) {
+      const rule = this.rules[i]!;
+      if (rule.platformId !== platformId) continue;
+      const matches = rule.operationId !== null ? rule.operationId === operationId : rule.pattern!.test(path) && (rule.method === null || rule.method === method);
+      if (!matches) continue;
+      if (rule.probability !== null && random() >= rule.probability) continue;
+      rule.faulted += 1;
+      if (rule.remaining !== null) {
+        rule.remaining -= 1;
+        if (rule.remaining === 0) this.rules.splice(i, 1);
+      }
+      return view(rule);
+    }
+    return undefined;
+  }
+}
+
+function view(rule: ArmedRule): FaultRule {
+  const { platformId: _platformId, pattern: _pattern, ...shown } = rule;
+  return { ...shown, effect: { ...rule.effect } };
+}
+
+/** The fault rules of a sandbox context. */
+export const faultRulesOf = perContext((ctx: SandboxContext) => new FaultRules(ctx));
+
+// A random draw for probability rules. Fault injection is a test harness outside the domain
+// logic, so it uses the process's generator; counted rules (`times`) are exact.
+const draw = () => Math.random();
+
+interface NodeBindings {
+  incoming?: { socket?: { destroy(): void } };
+}
+
+/**
+ * Runs before one contract operation's handler, after authentication: applies the first armed
+ * rule of the calling platform that matches, if any.
+ */
+export function faultGate(op: ContractOperation, basePath: string): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const ctx = c.get('ctx');
+    const path = c.req.path.startsWith(basePath) ? c.req.path.slice(basePath.length) || '/' : c.req.path;
+    const rule = faultRulesOf(ctx).take(c.get('platform').id, op.operationId, c.req.method, path, draw);
+    if (!rule) return next();
+    c.header('Service-Sandbox-Fault', rule.id);
+    const effect = rule.effect;
+    if (effect.type === 'LATENCY') {
+      await new Promise((resolve) => setTimeout(resolve, effect.latencyMs));
+      return next();
+    }
+    if (effect.type === 'DROP') {
+      const socket = (c.env as NodeBindings | undefined)?.incoming?.socket;
+      if (socket) {
+        socket.destroy();
+        return c.body(null, 500);
+      }
+      // No socket to drop (an in-process app.request()): the closest answer is a 503.
+      throw new ApiError(503, CODE_OF[503], `Fault ${rule.id}: the connection would have been dropped here.`, undefined, { retryAfterSeconds: 1 });
+    }
+    throw new ApiError(
+      effect.status,
+      CODE_OF[effect.status],
+      `Injected fault ${rule.id} (POST /_sandbox/faults): ${op.operationId} answers ${effect.status} this time; nothing was changed.`,
+      { faultId: rule.id },
+      { retryAfterSeconds: effect.retryAfterSeconds },
+    );
+  };
+}
