@@ -336,12 +336,33 @@ function rowFor(ctx: SandboxContext, platformId: string, id: string, scope: Scop
   return row;
 }
 
+/**
+ * The format errors of the bank identifiers that are strings, for a request whose shape failed
+ * elsewhere: each wrong field is named, not only the first family of problems found.
+ */
+function bankIdentifierErrors(info: Record<string, unknown>, already: FieldError[]): FieldError[] {
+  const out: FieldError[] = [];
+  const checks: [string, (value: string) => string | undefined, Record<string, unknown>][] = [
+    ['iban', ibanProblem, { format: 'iban' }],
+    ['swiftCode', bicProblem, { format: 'bic' }],
+    ['routingNumber', abaProblem, { format: 'aba-routing-number' }],
+  ];
+  for (const [key, problemOf, constraint] of checks) {
+    const value = info[key];
+    const field = `accountInfo.${key}`;
+    if (typeof value !== 'string' || already.some((error) => error.field === field)) continue;
+    const message = problemOf(value);
+    if (message) out.push({ field, constraint, message });
+  }
+  return out;
+}
+
 /** Creates an external account: shape, formats, corridor, counterparty rules, beneficiary check; one transaction. */
 export function createExternalAccount(ctx: SandboxContext, platform: Platform, input: ExternalAccountCreate, scope: Scope): ExternalAccount {
   // API.md lists LIGHTNING_ACCOUNT; the contract maps it onto the LIGHTNING shape, whose accountType is LIGHTNING.
   const requested = input.accountInfo.accountType === 'LIGHTNING_ACCOUNT' ? { ...input.accountInfo, accountType: 'LIGHTNING' } : input.accountInfo;
   const shape = checkAccountInfoShape(requested);
-  if (!shape.ok) throw invalidInput('The external account is not valid.', shape.errors);
+  if (!shape.ok) throw invalidInput('The external account is not valid.', [...shape.errors, ...bankIdentifierErrors(requested, shape.errors)]);
   const info = shape.accountInfo;
   const { route, errors } = checkSemantics(info, input.currency);
   const wallet = walletTypes[String(info.accountType)];

@@ -191,6 +191,13 @@ export class PlatformService {
 
   /** `PATCH /config`: applies the update with the contract's merge rules and returns the new config. */
   updateConfig(platform: Platform, update: PlatformConfigUpdate): Record<string, unknown> {
+    // The contract's FeeConfig: "Only USD is accepted today; other currencies return a NOT_IMPLEMENTED error."
+    const unsupported = update.feeConfigs?.findIndex((fee) => fee.sourceCurrency !== 'USD') ?? -1;
+    if (unsupported >= 0) {
+      throw new ApiError(501, ErrorCode.NOT_IMPLEMENTED, `Fee configs for sourceCurrency ${update.feeConfigs![unsupported]!.sourceCurrency} are not implemented; only USD is accepted today.`, {
+        field: `feeConfigs.${unsupported}.sourceCurrency`,
+      });
+    }
     return this.ctx.tx(() => {
       const current = this.byId(platform.id);
       if (!current) throw new ApiError(401, ErrorCode.UNAUTHORIZED, 'The platform no longer exists.');

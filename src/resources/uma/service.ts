@@ -1,6 +1,6 @@
 import { perContext } from '../../core/per-context.js';
 import { ApiError, invalidInput, notFound } from '../../core/errors.js';
-import { paginate, type Page } from '../../core/pagination.js';
+import { decodeCursor, paginate, type Page } from '../../core/pagination.js';
 import type { SandboxContext } from '../../context.js';
 import { umaProviders, type UmaProviderRow } from '../../sandbox/uma-providers.js';
 import { umaTestAddressOf, type UmaBehaviour } from '../../sandbox/uma-addresses.js';
@@ -510,13 +510,18 @@ export function listUmaProviders(query: UmaProvidersQuery): Page<Record<string, 
     .filter((p) => query.currencyCode === undefined || p.supportedCurrencies.includes(query.currencyCode))
     .filter((p) => query.hasBlockedProviders || p.allowListStatus)
     .sort((a, b) => (query.sortOrder === 'asc' ? a.name.localeCompare(b.name, 'en') : b.name.localeCompare(a.name, 'en')));
+  const cursor = query.cursor === '' ? undefined : query.cursor;
+  try {
+    decodeCursor(cursor);
+  } catch {
+    // A cursor this sandbox did not issue points past every provider (no 400: the contract lists none).
+    return { data: [], hasMore: false, totalCount: rows.length };
+  }
   return paginate(
-    query,
+    { limit: query.limit, cursor },
     ({ afterKey, take }) => {
       const index = afterKey === undefined ? -1 : rows.findIndex((row) => row.name === afterKey);
-      if (afterKey !== undefined && index < 0) {
-        throw invalidInput('The cursor does not belong to this listing.', [{ field: 'cursor', message: 'Pass the nextCursor of a previous page with the same filters.' }]);
-      }
+      if (afterKey !== undefined && index < 0) return [];
       return rows.slice(index + 1, index + 1 + take);
     },
     () => rows.length,
