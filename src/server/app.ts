@@ -2,6 +2,7 @@ import { Hono, type Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { HTTPException } from 'hono/http-exception';
 import { ApiError, ErrorCode } from '../core/errors.js';
+import { collectingWarnings, WARNING_HEADER } from '../core/warnings.js';
 import type { SandboxContext } from '../context.js';
 import { CONTRACT_VERSION, operations, toHonoPath, type ContractOperation } from '../generated/operations.js';
 import type { Area } from '../resources/area.js';
@@ -93,9 +94,15 @@ export function createApp(ctx: SandboxContext, areas: readonly Area[]): Hono<App
     const requestId = ctx.ids.next('Request');
     c.set('requestId', requestId);
     c.set('ctx', ctx);
-    await next();
+    const warnings: string[] = [];
+    await collectingWarnings(warnings, next);
     c.res.headers.set('X-Request-Id', requestId);
     ctx.logger.request({ method: c.req.method, path: c.req.path, status: c.res.status, ms: performance.now() - started, requestId });
+    if (warnings.length) {
+      // Header values are one line of visible ASCII.
+      c.res.headers.set(WARNING_HEADER, warnings.join('; ').replace(/[^\x20-\x7e]/g, '?'));
+      for (const warning of warnings) ctx.logger.warn(warning, { requestId });
+    }
   });
 
   app.route('/_sandbox', controlPlane(ctx, areas));

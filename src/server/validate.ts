@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { ApiError, ErrorCode, type FieldError } from '../core/errors.js';
+import { warnIgnoredFields } from '../core/warnings.js';
 import type { AppContext } from './env.js';
 
 type Issue = z.core.$ZodIssue;
@@ -100,8 +101,11 @@ export async function jsonBody<S extends z.ZodType>(c: AppContext, schema: S, op
       errors: [{ field: '(body)', constraint: { required: true }, message: 'Send a JSON object.' }],
     });
   }
-  return parseWith(schema, value, 'request body');
+  const parsed = parseWith(schema, value, 'request body');
+  warnIgnoredFields(value, parsed);
+  return parsed;
 }
+
 
 /** Validates the query string (repeated keys become arrays). */
 export function queryOf<S extends z.ZodType>(c: AppContext, schema: S): z.infer<S> {
@@ -109,4 +113,20 @@ export function queryOf<S extends z.ZodType>(c: AppContext, schema: S): z.infer<
   const flat: Record<string, string | string[]> = {};
   for (const [key, values] of Object.entries(all)) flat[key] = values.length === 1 ? values[0]! : values;
   return parseWith(schema, flat, 'query string');
+}
+
+/**
+ * An `explode` array query parameter: the repeated form (`?x=EUR&x=MXN`) and the
+ * comma-separated form a generated client sends (`?x=EUR,MXN`), or both mixed, become one
+ * array whose items `item` validates (field errors name `x.0`, `x.1`, ...).
+ */
+export function queryArray<S extends z.ZodType>(item: S) {
+  return z.preprocess(
+    (value) => {
+      if (value === undefined) return undefined;
+      const values = Array.isArray(value) ? value : [value];
+      return values.flatMap((v) => (typeof v === 'string' ? v.split(',') : [v]));
+    },
+    z.array(item),
+  );
 }
