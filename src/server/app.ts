@@ -8,6 +8,7 @@ import { CONTRACT_VERSION, operations, toHonoPath, type ContractOperation } from
 import type { Area } from '../resources/area.js';
 import { controlPlane } from '../sandbox/routes.js';
 import { basicAuth } from './auth.js';
+import { bodyLimits } from './body-limits.js';
 import type { AppEnv, OperationHandler } from './env.js';
 
 /** The API's base path; it is also served under any prefix that ends in it. */
@@ -104,6 +105,8 @@ export function createApp(ctx: SandboxContext, areas: readonly Area[]): Hono<App
       for (const warning of warnings) ctx.logger.warn(warning, { requestId });
     }
   });
+
+  app.use('*', bodyLimits(normalizePath));
 
   app.route('/_sandbox', controlPlane(ctx, areas));
   for (const area of areas) if (area.extraRoutes) app.route('/', area.extraRoutes(ctx));
