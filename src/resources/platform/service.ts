@@ -152,6 +152,7 @@ export class PlatformService {
       };
       this.repo.insert(row);
       this.invalidate();
+      if (config.webhookEndpoint) this.sendTestWebhook(row.id);
       return toPlatform(row);
     });
   }
@@ -203,6 +204,7 @@ export class PlatformService {
       if (!current) throw new ApiError(401, ErrorCode.UNAUTHORIZED, 'The platform no longer exists.');
       const config = structuredClone(current.config);
       if (update.umaDomain !== undefined) config.umaDomain = update.umaDomain;
+      const endpointChanged = update.webhookEndpoint !== undefined && update.webhookEndpoint !== current.config.webhookEndpoint;
       if (update.webhookEndpoint !== undefined) config.webhookEndpoint = update.webhookEndpoint;
       if (update.supportedCurrencies) config.supportedCurrencies = this.checkCurrencies(update.supportedCurrencies);
       if (update.embeddedWalletConfig) {
@@ -219,8 +221,17 @@ export class PlatformService {
       const now = this.ctx.clock.iso();
       this.repo.updateConfig(platform.id, JSON.stringify(config), now);
       this.invalidate();
+      if (endpointChanged) this.sendTestWebhook(platform.id);
       return this.getConfig({ ...current, config, updatedAt: now });
     });
+  }
+
+  /**
+   * The contract's test-webhook: sent once when a webhook endpoint is configured or changed
+   * (platform creation with one, `PATCH /config`, `--webhook-url`), in the same transaction.
+   */
+  private sendTestWebhook(platformId: string): void {
+    this.ctx.outbox.append(platformId, 'TEST', null, {});
   }
 
   /** Sets sandbox-only settings of a platform. */
