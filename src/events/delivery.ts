@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { SandboxContext } from '../context.js';
 import { DeliveriesRepo, type AttemptRow, type DeliveryRow } from './deliveries-repo.js';
 import { ATTEMPT_TIMEOUT_MS, MAX_ATTEMPTS, acknowledges, retryDelayMs } from './retry-schedule.js';
+import { responseHandlerOf } from './responses.js';
 import { SIGNATURE_HEADER, WebhookSigner } from './signing.js';
 
 /** The scheduler job kind that makes a failed event due again. */
@@ -238,8 +239,30 @@ export class WebhookDelivery {
       this.stopping.signal.removeEventListener('abort', onStop);
     }
     const latencyMs = Math.round((performance.now() - started) * 100) / 100;
-    const succeeded = responseStatus !== null && acknowledges(responseStatus);
+    const answered = responseHandlerOf(row.type);
+    const succeeded = responseStatus !== null && (acknowledges(responseStatus) || answered?.acknowledges?.(responseStatus) === true);
     if (responseStatus !== null && !succeeded) error = `HTTP ${responseStatus}`;
+    const recorded = this.recordAttempt(row, url, retry, { attemptedAt, responseStatus, responseBody, error, latencyMs, succeeded });
+    if (recorded && answered && responseStatus !== null) {
+      try {
+        answered.onResponse(this.ctx, {
+          platformId: row.platform_id, eventId: row.id, type: row.type, resourceId: row.resource_id, status: responseStatus, body: responseBody,
+        });
+      } catch (failure) {
+        this.ctx.logger.error('webhook response handler failed', { event: row.id, type: row.type, error: String(failure) });
+      }
+    }
+    return recorded;
+  }
+
+  /** Records one attempt's outcome and schedules what follows, in one transaction. */
+  private recordAttempt(
+    row: DeliveryRow,
+    url: string,
+    retry: boolean,
+    outcome: { attemptedAt: string; responseStatus: number | null; responseBody: string | null; error: string | null; latencyMs: number; succeeded: boolean },
+  ): AttemptResult | undefined {
+    const { attemptedAt, responseStatus, responseBody, error, latencyMs, succeeded } = outcome;
     return this.ctx.tx(() => {
       const current = this.repo.byId(row.id);
       if (!current) return undefined; // reset while in flight

@@ -7,6 +7,7 @@ export { DeliveriesRepo, type AttemptRow, type DeliveryRow, type DeliveryState, 
 export { WebhookSigner, SIGNATURE_HEADER } from './signing.js';
 export { ATTEMPT_TIMEOUT_MS, MAX_ATTEMPTS, RETRY_BASE_MS, retryDelayMs, acknowledges } from './retry-schedule.js';
 export { WEBHOOK_TYPES, webhookTypeNames, isWebhookType } from './webhook-types.js';
+export { registerResponseHandler, responseHandlerOf, type ResponseHandler, type WebhookResponse } from './responses.js';
 export { registerTriggerProducer, triggerProducerOf, triggerableTypes, type TriggerProducer, type TriggerRequest } from './triggers.js';
 
 const workers = new WeakMap<SandboxContext, WebhookDelivery>();

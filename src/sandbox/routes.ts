@@ -17,7 +17,8 @@ const advanceBody = z.object({
 });
 
 const newPlatformBody = z.object({
-  clientId: z.string().min(1).max(255).regex(/^[^:\s]+$/, 'no colon or whitespace (HTTP Basic user names cannot hold them)'),
+  // RFC 7617: a user-id cannot hold a colon or control characters; spaces are allowed.
+  clientId: z.string().min(1).max(255).regex(/^[^:\x00-\x1f\x7f]+$/, 'no colon or control characters (HTTP Basic user names cannot hold them)'),
   clientSecret: z.string().min(8).max(255),
   regulated: z.boolean().default(true),
   paperworkSkipping: z.boolean().default(false),

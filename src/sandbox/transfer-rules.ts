@@ -56,3 +56,10 @@ export const defaultTransferOutcome: TransferOutcome = {
 export function transferOutcomeOf(suffix: string): TransferOutcome {
   return transferOutcomeBySuffix[suffix] ?? defaultTransferOutcome;
 }
+
+/**
+ * `POST /transfer-in` without `amount` (the contract makes it optional and says nothing more):
+ * the sandbox pulls this many smallest units (100.00 in a two-decimal currency), raised to the
+ * platform's `minAmount` or lowered to its `maxAmount` for the currency when outside them.
+ */
+export const TRANSFER_IN_DEFAULT_AMOUNT = 10_000;

@@ -2,11 +2,13 @@ import { Hono, type Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { HTTPException } from 'hono/http-exception';
 import { ApiError, ErrorCode, retryHint } from '../core/errors.js';
+import { collectingWarnings, WARNING_HEADER } from '../core/warnings.js';
 import type { SandboxContext } from '../context.js';
 import { CONTRACT_VERSION, operations, toHonoPath, type ContractOperation } from '../generated/operations.js';
 import type { Area } from '../resources/area.js';
 import { controlPlane } from '../sandbox/routes.js';
 import { basicAuth } from './auth.js';
+import { bodyLimits } from './body-limits.js';
 import { faultGate } from './faults.js';
 import type { AppEnv, OperationHandler } from './env.js';
 
@@ -99,13 +101,21 @@ export function createApp(ctx: SandboxContext, areas: readonly Area[]): Hono<App
     const requestId = ctx.ids.next('Request');
     c.set('requestId', requestId);
     c.set('ctx', ctx);
-    await next();
+    const warnings: string[] = [];
+    await collectingWarnings(warnings, next);
     const ms = performance.now() - started;
     c.res.headers.set('X-Request-Id', requestId);
     // The sandbox's own measure of the request (what a latency fault adds shows here).
     c.res.headers.set('Server-Timing', `app;dur=${ms.toFixed(1)}`);
     ctx.logger.request({ method: c.req.method, path: c.req.path, status: c.res.status, ms, requestId });
+    if (warnings.length) {
+      // Header values are one line of visible ASCII.
+      c.res.headers.set(WARNING_HEADER, warnings.join('; ').replace(/[^\x20-\x7e]/g, '?'));
+      for (const warning of warnings) ctx.logger.warn(warning, { requestId });
+    }
   });
+
+  app.use('*', bodyLimits(normalizePath));
 
   app.route('/_sandbox', controlPlane(ctx, areas));
   for (const area of areas) if (area.extraRoutes) app.route('/', area.extraRoutes(ctx));

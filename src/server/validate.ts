@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { ApiError, ErrorCode, type FieldError } from '../core/errors.js';
+import { warnIgnoredFields } from '../core/warnings.js';
 import type { AppContext } from './env.js';
 
 type Issue = z.core.$ZodIssue;
@@ -100,8 +101,12 @@ export async function jsonBody<S extends z.ZodType>(c: AppContext, schema: S, op
       errors: [{ field: '(body)', constraint: { required: true }, message: 'Send a JSON object.' }],
     });
   }
-  return parseWith(schema, value, 'request body');
+  checkStrings(value);
+  const parsed = parseWith(schema, value, 'request body');
+  warnIgnoredFields(value, parsed);
+  return parsed;
 }
+
 
 /** Validates the query string (repeated keys become arrays). */
 export function queryOf<S extends z.ZodType>(c: AppContext, schema: S): z.infer<S> {
@@ -109,4 +114,76 @@ export function queryOf<S extends z.ZodType>(c: AppContext, schema: S): z.infer<
   const flat: Record<string, string | string[]> = {};
   for (const [key, values] of Object.entries(all)) flat[key] = values.length === 1 ? values[0]! : values;
   return parseWith(schema, flat, 'query string');
+}
+
+/**
+ * Longest string accepted in any request field the contract gives no `maxLength` (a sandbox
+ * maximum, documented in the README); fields whose contract schema has a limit keep theirs.
+ */
+export const MAX_STRING_LENGTH = 32_768;
+
+/**
+ * Fields that carry a person's or company's name or an address line: the same maximum
+ * wherever they appear (the contract's customer and address schemas allow 255), so a
+ * beneficiary's `fullName` is bounded like a customer's.
+ */
+export const NAME_FIELD_MAX_LENGTH = 255;
+const nameFields = new Set([
+  'fullName', 'legalName', 'firstName', 'middleName', 'lastName', 'doingBusinessAs', 'bankName', 'line1', 'line2', 'city', 'state',
+]);
+
+/** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Most field errors listed for one request's strings. */
+const MAX_STRING_ERRORS = 25;
+
+/**
+ * Every string of a request body (at any depth; query strings are filters, never stored, and
+ * keep the contract's own rules): no NUL character, no unpaired UTF-16 surrogate
+ * (neither can be stored or sent on faithfully), and within the sandbox's length maximums.
+ * Throws `400 INVALID_INPUT` naming each field.
+ */
+export function checkStrings(value: unknown, what = 'request body'): void {
+  const errors: FieldError[] = [];
+  const visit = (node: unknown, path: string, key: string | undefined): void => {
+    if (errors.length >= MAX_STRING_ERRORS) return;
+    if (typeof node === 'string') {
+      const field = path || '(body)';
+      if (node.includes('\u0000')) {
+        errors.push({ field, constraint: { pattern: '^[^\\u0000]*$' }, message: 'Must not contain NUL characters.' });
+      } else if (LONE_SURROGATE.test(node)) {
+        errors.push({ field, constraint: { format: 'utf-16' }, message: 'Must not contain unpaired UTF-16 surrogates.' });
+      } else {
+        const max = key !== undefined && nameFields.has(key) ? NAME_FIELD_MAX_LENGTH : MAX_STRING_LENGTH;
+        if (node.length > max) errors.push({ field, constraint: { maxLength: max }, message: `At most ${max} characters.` });
+      }
+      return;
+    }
+    if (Array.isArray(node)) {
+      node.forEach((item, i) => visit(item, path ? `${path}.${i}` : String(i), key));
+      return;
+    }
+    if (node !== null && typeof node === 'object') {
+      for (const [k, v] of Object.entries(node)) visit(v, path ? `${path}.${k}` : k, k);
+    }
+  };
+  visit(value, '', undefined);
+  if (errors.length) throw new ApiError(400, ErrorCode.INVALID_INPUT, `The ${what} is not valid.`, { errors });
+}
+
+/**
+ * An `explode` array query parameter: the repeated form (`?x=EUR&x=MXN`) and the
+ * comma-separated form a generated client sends (`?x=EUR,MXN`), or both mixed, become one
+ * array whose items `item` validates (field errors name `x.0`, `x.1`, ...).
+ */
+export function queryArray<S extends z.ZodType>(item: S) {
+  return z.preprocess(
+    (value) => {
+      if (value === undefined) return undefined;
+      const values = Array.isArray(value) ? value : [value];
+      return values.flatMap((v) => (typeof v === 'string' ? v.split(',') : [v]));
+    },
+    z.array(item),
+  );
 }

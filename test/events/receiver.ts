@@ -18,20 +18,32 @@ export class Receiver {
   private waiters: { count: number; resolve: () => void }[] = [];
   private readonly hanging = new Set<import('node:http').ServerResponse>();
 
+  /** The TEST events answered 200 and left out of `received` (see `start`). */
+  readonly swallowed: Received[] = [];
+  private swallowNextTest: boolean;
+
   private constructor(
     private readonly server: Server,
     public answer: Answer,
-  ) {}
+    swallowConfigTest: boolean,
+  ) {
+    this.swallowNextTest = swallowConfigTest;
+  }
 
-  /** Starts a receiver on a free port (or `port`). */
-  static async start(answer: Answer = () => ({ status: 200, body: 'ok' }), port = 0): Promise<Receiver> {
+  /**
+   * Starts a receiver on a free port (or `port`). The sandbox sends a TEST event when an
+   * endpoint is configured; unless `swallowConfigTest` is false, the first TEST event to arrive
+   * before any other is answered 200 and kept in `swallowed`, not in `received`, so that tests
+   * of other events see only theirs.
+   */
+  static async start(answer: Answer = () => ({ status: 200, body: 'ok' }), port = 0, options: { swallowConfigTest?: boolean } = {}): Promise<Receiver> {
     let receiver: Receiver | undefined;
     const server = createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => receiver!.handle(req.headers, Buffer.concat(chunks), res));
     });
-    receiver = new Receiver(server, answer);
+    receiver = new Receiver(server, answer, options.swallowConfigTest ?? true);
     await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
     return receiver;
   }
@@ -66,6 +78,15 @@ export class Receiver {
       body = raw.toString('utf8');
     }
     const received: Received = { headers, raw, body };
+    if (this.swallowNextTest) {
+      this.swallowNextTest = false;
+      if ((body as { type?: unknown } | undefined)?.type === 'TEST') {
+        this.swallowed.push(received);
+        res.writeHead(200, { 'Content-Type': 'text/plain' });
+        res.end('ok');
+        return;
+      }
+    }
     const n = this.received.length;
     this.received.push(received);
     const answer = this.answer(n, received);

@@ -3,7 +3,7 @@ import { assertFitsWebhook } from '../helpers/contract.js';
 import { useSandbox, type Api } from '../helpers/sandbox.js';
 import { WEBHOOK_TYPES } from '../../src/events/index.js';
 import { Receiver, type Answer } from './receiver.js';
-import { deliveryOf, deliveryReaches, individualCustomer, platformIdOf, verifies } from './helpers.js';
+import { deliveryOf, deliveryReaches, eventually, individualCustomer, platformIdOf, verifies } from './helpers.js';
 
 const s = useSandbox();
 const receivers: Receiver[] = [];
@@ -22,7 +22,19 @@ async function platformWithEndpoint(url: string): Promise<Api> {
   const api = await s.api.newPlatform();
   const res = await api.patch('/config', { webhookEndpoint: url });
   expect(res.status).toBe(200);
+  // Configuring the endpoint sends one TEST event (the contract's test-webhook): let it land first.
+  await eventually(async () => {
+    const tests = (await api.get('/_sandbox/webhooks/deliveries?type=TEST')).body.data as { status: string }[];
+    expect(tests).toHaveLength(1);
+    expect(['PENDING', 'SENDING']).not.toContain(tests[0]!.status);
+  });
   return api;
+}
+
+/** The TEST event configuring the endpoint sent. */
+async function configTestId(api: Api): Promise<string> {
+  const tests = (await api.get('/_sandbox/webhooks/deliveries?type=TEST')).body.data as { id: string }[];
+  return tests[tests.length - 1]!.id;
 }
 
 async function publicKey(api: Api): Promise<string> {
@@ -261,6 +273,7 @@ describe('inspection', () => {
     const platformId = platformIdOf(s.sandbox, api);
     const ctx = s.sandbox.context;
     const a = 'Customer:0190a000-0000-7000-8000-0000000000d1';
+    const configTest = await configTestId(api);
     const first = ctx.tx(() => ctx.outbox.append(platformId, 'CUSTOMER.KYC_PENDING', a, individualCustomer(a, 'PENDING')));
     await api.advance(60);
     const since = new Date(s.sandbox.context.clock.now()).toISOString();
@@ -270,8 +283,8 @@ describe('inspection', () => {
     await deliveryReaches(api, second.id, 'DELIVERED');
 
     const all = await api.get('/_sandbox/webhooks/deliveries');
-    expect(all.body.data.map((d: any) => d.id)).toEqual([test.id, second.id, first.id]);
-    expect(all.body).toMatchObject({ hasMore: false, totalCount: 3 });
+    expect(all.body.data.map((d: any) => d.id)).toEqual([test.id, second.id, first.id, configTest]);
+    expect(all.body).toMatchObject({ hasMore: false, totalCount: 4 });
     const byType = await api.get('/_sandbox/webhooks/deliveries?type=CUSTOMER.KYC_APPROVED');
     expect(byType.body.data.map((d: any) => d.id)).toEqual([second.id]);
     const byResource = await api.get(`/_sandbox/webhooks/deliveries?resourceId=${encodeURIComponent(a)}`);
@@ -279,10 +292,26 @@ describe('inspection', () => {
     const bySince = await api.get(`/_sandbox/webhooks/deliveries?since=${encodeURIComponent(since)}`);
     expect(bySince.body.data.map((d: any) => d.id)).toEqual([test.id, second.id]);
     const byStatus = await api.get('/_sandbox/webhooks/deliveries?status=DELIVERED&limit=2');
-    expect(byStatus.body).toMatchObject({ hasMore: true, totalCount: 3, nextCursor: expect.any(String) });
+    expect(byStatus.body).toMatchObject({ hasMore: true, totalCount: 4, nextCursor: expect.any(String) });
     const next = await api.get(`/_sandbox/webhooks/deliveries?status=DELIVERED&limit=2&cursor=${byStatus.body.nextCursor}`);
-    expect(next.body.data.map((d: any) => d.id)).toEqual([first.id]);
+    expect(next.body.data.map((d: any) => d.id)).toEqual([first.id, configTest]);
     expect(all.body.data[1].data).toEqual(individualCustomer(a));
+  });
+
+  it('sends one TEST event when the endpoint is configured or changed, none when it stays the same', async () => {
+    const r = await Receiver.start(undefined, 0, { swallowConfigTest: false });
+    receivers.push(r);
+    const api = await s.api.newPlatform();
+    expect((await api.patch('/config', { webhookEndpoint: r.url })).status).toBe(200);
+    await r.waitFor(1);
+    expect(r.received[0]!.body).toMatchObject({ type: 'TEST', data: {} });
+    assertFitsWebhook('test-webhook', r.received[0]!.body);
+    await api.patch('/config', { webhookEndpoint: r.url, umaDomain: 'example.com' });
+    await api.patch('/config', { webhookEndpoint: `${r.url}?changed=1` });
+    await r.waitFor(2);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(r.received.map((x) => x.body.type)).toEqual(['TEST', 'TEST']);
+    expect((await api.get('/_sandbox/webhooks/deliveries?type=TEST')).body.totalCount).toBe(2);
   });
 
   it('rejects bad filters with field errors', async () => {

@@ -49,7 +49,10 @@ describe('POST /crypto/estimate-withdrawal-fee', () => {
       const spark = await estimate(api, { internalAccountId: account, currency, cryptoNetwork: 'SPARK', amount: 250_000, destinationAddress: SPARK });
       expect(spark.body, JSON.stringify(spark.body)).toEqual({ networkFee: 0, networkFeeAsset: 'BTC', applicationFee: 0, totalFee: 0, netAmount: 250_000 });
     }
-    expect((await estimate(api, { internalAccountId: usdb, currency: 'USDB', cryptoNetwork: 'SPARK', amount: 250_000, destinationAddress: SOLANA })).status).toBe(400);
+    // a Solana address on SPARK: accepted (the contract allows any string), with a warning
+    const wrongNetwork = await estimate(api, { internalAccountId: usdb, currency: 'USDB', cryptoNetwork: 'SPARK', amount: 250_000, destinationAddress: SOLANA });
+    expect(wrongNetwork.status).toBe(200);
+    expect(wrongNetwork.headers.get('service-sandbox-warning')).toMatch(/^destinationAddress: /);
     for (const address of ['1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2', '3J98t1WpEZ73CNmQviecrnyiWrnqRhWNLy', 'bc1p5d7rjq7g6rdk2yhzks9smlaqtedr4dekq08ge8ztwac72sfr9rusxg3297']) {
       expect((await estimate(api, { internalAccountId: btc, currency: 'BTC', cryptoNetwork: 'BITCOIN', amount: 100_000, destinationAddress: address })).status, address).toBe(200);
     }
@@ -65,9 +68,6 @@ describe('POST /crypto/estimate-withdrawal-fee', () => {
       [{ ...base, currency: 'BTC' }, 400, 'INVALID_CURRENCY'],
       [{ ...base, internalAccountId: usd, currency: 'USD' }, 400, 'INVALID_CURRENCY'],
       [{ ...base, internalAccountId: btc, currency: 'BTC' }, 400, 'INVALID_CURRENCY'],
-      [{ ...base, destinationAddress: EVM }, 400, 'INVALID_INPUT', 'destinationAddress'],
-      [{ ...base, cryptoNetwork: 'ETHEREUM', destinationAddress: '0x742d35Cc6634C0532925a3b844Bc454e4438f44F' }, 400, 'INVALID_INPUT', 'destinationAddress'],
-      [{ ...base, internalAccountId: btc, currency: 'BTC', cryptoNetwork: 'BITCOIN', destinationAddress: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdx' }, 400, 'INVALID_INPUT', 'destinationAddress'],
       [{ ...base, amount: 0 }, 400, 'INVALID_INPUT', 'amount'],
       [{ ...base, amount: 999_999 }, 400, 'AMOUNT_OUT_OF_RANGE'],
       [{ ...base, cryptoNetwork: 'ETHEREUM', destinationAddress: EVM, amount: 2_000_000 }, 400, 'INVALID_AMOUNT'],
@@ -81,5 +81,21 @@ describe('POST /crypto/estimate-withdrawal-fee', () => {
     }
     const other = await s.api.newPlatform();
     expect((await estimate(other, base)).status).toBe(404);
+  });
+
+  it('accepts a destination the contract allows but the network would refuse, with a Service-Sandbox-Warning', async () => {
+    const api = await s.api.newPlatform();
+    const { usdc, btc } = await accounts(api);
+    const base = { internalAccountId: usdc, currency: 'USDC', cryptoNetwork: 'SOLANA', amount: 5_000_000, destinationAddress: SOLANA };
+    expect((await estimate(api, base)).headers.get('service-sandbox-warning')).toBeNull();
+    for (const body of [
+      { ...base, destinationAddress: EVM },
+      { ...base, cryptoNetwork: 'ETHEREUM', destinationAddress: '0x742d35Cc6634C0532925a3b844Bc454e4438f44F' },
+      { ...base, internalAccountId: btc, currency: 'BTC', cryptoNetwork: 'BITCOIN', amount: 100_000, destinationAddress: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdx' },
+    ]) {
+      const res = await estimate(api, body);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.headers.get('service-sandbox-warning')).toMatch(/^destinationAddress: /);
+    }
   });
 });

@@ -63,14 +63,16 @@ const phoneOk = { beneficiary: person() };
 /**
  * One valid and at least one invalid payload per accountType. `valid` is the request; `outcome`
  * says what a well-formed payload gets: 201, or the corridor error for types whose country the
- * rails table does not serve. Each invalid payload names the field its error must name.
+ * rails table does not serve. Each invalid payload names the field its error must name; one
+ * marked `warns` is accepted with a Service-Sandbox-Warning naming that field instead (wallet
+ * addresses the contract's schema allows but whose checksum or encoding fails).
  */
 interface Case {
   accountType: string;
   currency: string;
   info: Record<string, unknown>;
   unavailable?: string;
-  invalid: { info: Record<string, unknown>; currency?: string; field: string }[];
+  invalid: { info: Record<string, unknown>; currency?: string; field: string; warns?: true }[];
 }
 
 const key = evmKey();
@@ -116,14 +118,14 @@ const cases: Case[] = [
   { accountType: 'ZAR_ACCOUNT', currency: 'ZAR', info: { accountNumber: '1234567890', bankName: 'Capitec', ...phoneOk }, invalid: [{ info: { accountNumber: '1234567890', bankName: 'Capitec', beneficiary: person({ nationality: 'ZZ' }) }, field: 'accountInfo.beneficiary.nationality' }] },
   { accountType: 'ZMW_ACCOUNT', currency: 'ZMW', info: { phoneNumber: '+260971234567', provider: 'Airtel Money Zambia', ...phoneOk }, invalid: [{ info: { phoneNumber: '+260971234567', provider: 'Airtel Money Zambia', beneficiary: company({ legalName: undefined }) }, field: 'accountInfo.beneficiary.legalName' }] },
   { accountType: 'SWIFT_ACCOUNT', currency: 'USD', info: { country: 'JP', swiftCode: 'BOTKJPJT', bankName: 'MUFG Bank', accountNumber: '1234567', ...phoneOk }, invalid: [{ info: { country: 'JP', swiftCode: 'BOTKJPJT', bankName: 'MUFG Bank', ...phoneOk }, field: 'accountInfo.accountNumber' }, { info: { country: 'JP', swiftCode: 'BOTKJPJT', bankName: 'MUFG Bank', accountNumber: '1234567', ...phoneOk }, currency: 'JPY', field: 'currency' }] },
-  { accountType: 'BASE_WALLET', currency: 'USDC', info: { address: key.evm }, invalid: [{ info: { address: key.evm.slice(0, 41) }, field: 'accountInfo.address' }] },
-  { accountType: 'ETHEREUM_WALLET', currency: 'USDC', info: { address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed', vaspName: 'Kraken' }, invalid: [{ info: { address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeD' }, field: 'accountInfo.address' }] },
+  { accountType: 'BASE_WALLET', currency: 'USDC', info: { address: key.evm }, invalid: [{ info: { address: key.evm.slice(0, 41) }, field: 'accountInfo.address', warns: true }] },
+  { accountType: 'ETHEREUM_WALLET', currency: 'USDC', info: { address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed', vaspName: 'Kraken' }, invalid: [{ info: { address: '0xAbCDEF1234567890aBCdEf1234567890ABcDef12' }, field: 'accountInfo.address', warns: true }] },
   { accountType: 'LIGHTNING', currency: 'BTC', info: { lightningAddress: 'john.doe@lightningwallet.com' }, invalid: [{ info: { invoice: 'lnbc15u1p3xnhl2pp5jptserfk3zk4qy42tlucycrfwxhydvlemu9pqr93tuzlv9cc7g3sdqsvfhkcap3xyhx7un8cqzpgxqzjcsp5f8c52y2stc300gl6s4xswtjpc37hrnnr3c9wvtgjfuvqmpm35evq9qyyssqy4lgd8tj637qcjp05rdpxxykjenthxftej7a2zzmwrmrl70fyj9hvj0rewhzj7jfyuwkwcg9g2jpwtk3wkjtwnkdks84hsnu8xps5vsq4gj5hq' }, field: 'accountInfo.invoice' }, { info: { lightningAddress: 'a@b.com', bolt12: 'lno1qcp4256ypqpq86q2pucnq42ngssx2an9wfujqerp0y2pqun4wd68jtn00fkxzcnn9ehhyec6qgqsz' }, field: 'accountInfo' }] },
-  { accountType: 'POLYGON_WALLET', currency: 'USDC', info: { address: key.evm.toUpperCase().replace('0X', '0x') }, invalid: [{ info: { address: `0x${'g'.repeat(40)}` }, field: 'accountInfo.address' }] },
+  { accountType: 'POLYGON_WALLET', currency: 'USDC', info: { address: key.evm.toUpperCase().replace('0X', '0x') }, invalid: [{ info: { address: `0x${'g'.repeat(40)}` }, field: 'accountInfo.address', warns: true }] },
   { accountType: 'PLASMA_WALLET', currency: 'USDT', info: { address: key.evm }, invalid: [{ info: { address: key.evm }, currency: 'USDC', field: 'currency' }] },
-  { accountType: 'SOLANA_WALLET', currency: 'USDC', info: { address: solanaAddress, beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'John Doe', countryOfResidence: 'US' } }, invalid: [{ info: { address: `${solanaAddress}0` }, field: 'accountInfo.address' }, { info: { address: solanaAddress, beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'John Doe' } }, field: 'accountInfo.beneficiary.countryOfResidence' }] },
-  { accountType: 'SPARK_WALLET', currency: 'BTC', info: { address: key.spark }, invalid: [{ info: { address: 'spark1pgssyuuuhnrrdjswal5c3s3rafw9w3y5dd4cjy3duxlf7hjzkp0rqx6dj6mrhu' }, field: 'accountInfo.address' }] },
-  { accountType: 'TRON_WALLET', currency: 'USDT', info: { address: 'TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL' }, invalid: [{ info: { address: 'TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeM' }, field: 'accountInfo.address' }] },
+  { accountType: 'SOLANA_WALLET', currency: 'USDC', info: { address: solanaAddress, beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'John Doe', countryOfResidence: 'US' } }, invalid: [{ info: { address: `${solanaAddress}0` }, field: 'accountInfo.address', warns: true }, { info: { address: solanaAddress, beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'John Doe' } }, field: 'accountInfo.beneficiary.countryOfResidence' }] },
+  { accountType: 'SPARK_WALLET', currency: 'BTC', info: { address: key.spark }, invalid: [{ info: { address: 'spark1pgssyuuuhnrrdjswal5c3s3rafw9w3y5dd4cjy3duxlf7hjzkp0rqx6dj6mrhu' }, field: 'accountInfo.address', warns: true }] },
+  { accountType: 'TRON_WALLET', currency: 'USDT', info: { address: 'TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL' }, invalid: [{ info: { address: 'TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeM' }, field: 'accountInfo.address', warns: true }] },
 ];
 
 describe('external accounts: every accountType', () => {
@@ -149,12 +151,17 @@ describe('external accounts: every accountType', () => {
       }
       for (const bad of c.invalid) {
         const r = await api.post('/platform/external-accounts', { currency: bad.currency ?? c.currency, accountInfo: { accountType: c.accountType, ...bad.info } });
+        if (bad.warns) {
+          expect(r.status, JSON.stringify(bad)).toBe(201);
+          expect(r.headers.get('service-sandbox-warning')).toContain(bad.field);
+          continue;
+        }
         expect(r.status, JSON.stringify(bad)).toBe(400);
         expect(r.body.code).toBe('INVALID_INPUT');
         expect(fields(r.body), JSON.stringify(r.body)).toContain(bad.field);
       }
       const list = await api.get('/platform/external-accounts');
-      expect(list.body.totalCount).toBe(c.unavailable ? 0 : 1);
+      expect(list.body.totalCount).toBe((c.unavailable ? 0 : 1) + c.invalid.filter((bad) => bad.warns).length);
     });
   }
 });
@@ -182,7 +189,11 @@ describe('external accounts: identifier formats', () => {
   for (const [name, body, field] of formats) {
     it(`${name}: ${field ? `rejected on ${field}` : 'accepted'}`, async () => {
       const res = await s.api.post('/platform/external-accounts', body);
-      if (field === undefined) {
+      if (field === 'accountInfo.address') {
+        // a wallet address the contract's schema allows: accepted with a warning naming it
+        expect(res.status, JSON.stringify(res.body)).toBe(201);
+        expect(res.headers.get('service-sandbox-warning')).toContain(field);
+      } else if (field === undefined) {
         expect(res.status, JSON.stringify(res.body)).toBe(201);
       } else {
         expect(res.status).toBe(400);

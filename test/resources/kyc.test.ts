@@ -380,15 +380,20 @@ describe('business verification (KYB)', () => {
 
 describe('beneficial owners', () => {
   it('creates, gets, lists and updates owners with the contract\'s rules', async () => {
-    const api = await s.api.newPlatform();
+    const api = await s.api.newPlatform({ paperworkSkipping: true });
     const biz = (await api.post('/customers', businessBody('R1', { endUserTermsConsent: undefined }))).body.id;
     const person = (await api.post('/customers', { customerType: 'INDIVIDUAL', fullName: 'Jane Smith' })).body.id;
     const created = await api.post('/beneficial-owners', owner(biz, 'Smith', 60, ['UBO', 'DIRECTOR']));
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ customerId: biz, roles: ['UBO', 'DIRECTOR'], ownershipPercentage: 60 });
-    // a business already APPROVED (regulated platform) resolves its owners at once
-    expect(created.body.kycStatus).toBe('APPROVED');
+    // businesses are created UNVERIFIED on every platform: owners wait for the business's verification
+    expect(created.body.kycStatus).toBe('UNVERIFIED');
     expect((await api.get(`/beneficial-owners/${created.body.id}`)).body).toEqual(created.body);
+    expect((await api.post('/verifications', { customerId: biz })).body.verificationStatus).toBe('APPROVED');
+    expect((await api.get(`/beneficial-owners/${created.body.id}`)).body.kycStatus).toBe('APPROVED');
+    // owners of an APPROVED business resolve at once (last-name suffix)
+    const late = await api.post('/beneficial-owners', owner(biz, 'Late', 10, ['DIRECTOR']));
+    expect(late.body.kycStatus).toBe('APPROVED');
     const tooMuch = await api.post('/beneficial-owners', owner(biz, 'Jones', 50, ['UBO']));
     expect(tooMuch.status).toBe(400);
     expect(fields(tooMuch.body)).toEqual(['ownershipPercentage']);
@@ -402,9 +407,9 @@ describe('beneficial owners', () => {
     expect(fields(ssn.body)).toEqual(['personalInfo.identifier']);
     const updated = await api.patch(`/beneficial-owners/${created.body.id}`, { ownershipPercentage: 75, roles: ['UBO'] });
     expect(updated.body).toMatchObject({ ownershipPercentage: 75, roles: ['UBO'] });
-    await api.post('/beneficial-owners', owner(biz, 'Jones', 25, ['CONTROL_PERSON']));
+    await api.post('/beneficial-owners', owner(biz, 'Jones', 15, ['CONTROL_PERSON']));
     const list = await api.get(`/beneficial-owners?customerId=${biz}&limit=1`);
-    expect(list.body).toMatchObject({ totalCount: 2, hasMore: true });
+    expect(list.body).toMatchObject({ totalCount: 3, hasMore: true });
     const other = await s.api.newPlatform();
     expect((await other.get(`/beneficial-owners/${created.body.id}`)).status).toBe(404);
     expect((await other.patch(`/beneficial-owners/${created.body.id}`, { ownershipPercentage: 1 })).status).toBe(404);

@@ -408,10 +408,16 @@ describe('GET /uma-providers', () => {
     } while (cursor);
     const all = await s.api.get('/uma-providers?limit=100');
     expect(seen).toEqual(all.body.data.map((p: { name: string }) => p.name));
-    for (const q of ['limit=0', 'limit=101', 'cursor=garbage', 'hasBlockedProviders=maybe', 'sortOrder=up', 'countryCode=USA']) {
+    // schema-invalid values are 400; schema-valid ones that match nothing are an empty page (the contract lists no 400)
+    for (const q of ['limit=0', 'limit=101', 'hasBlockedProviders=maybe', 'sortOrder=up']) {
       const res = await s.api.get(`/uma-providers?${q}`, { unchecked: true });
       expect(res.status, q).toBe(400);
       expect(res.body.code).toBe('INVALID_INPUT');
+    }
+    for (const q of ['cursor=garbage', 'countryCode=USA']) {
+      const res = await s.api.get(`/uma-providers?${q}`);
+      expect(res.status, q).toBe(200);
+      expect(res.body).toMatchObject({ data: [], hasMore: false });
     }
   });
 });

@@ -127,16 +127,22 @@ const createCommon = {
   ...common,
 };
 
+/**
+ * `KycStatus` / `KybStatus`: the contract lets a request carry them; they are validated and then
+ * ignored, because the sandbox rules decide the status (sandbox-rules.md "Rulings").
+ */
+const verificationStatus = z.enum(['UNVERIFIED', 'PENDING', 'APPROVED', 'REJECTED', 'HOLD']);
+
 /** `CustomerCreateRequestOneOf`, discriminated by `customerType`. */
 export const customerCreate = z.discriminatedUnion('customerType', [
-  z.object({ customerType: z.literal('INDIVIDUAL'), ...createCommon, ...individualFields }),
-  z.object({ customerType: z.literal('BUSINESS'), ...createCommon, address: address.optional(), businessInfo: businessInfoCreate }),
+  z.object({ customerType: z.literal('INDIVIDUAL'), ...createCommon, kycStatus: verificationStatus.optional(), ...individualFields }),
+  z.object({ customerType: z.literal('BUSINESS'), ...createCommon, kybStatus: verificationStatus.optional(), address: address.optional(), businessInfo: businessInfoCreate }),
 ], { error: 'customerType must be INDIVIDUAL or BUSINESS' });
 
 /** `CustomerUpdateRequestOneOf`: `customerType` required; other fields replace the stored ones (businessInfo merges). */
 export const customerUpdate = z.discriminatedUnion('customerType', [
-  z.object({ customerType: z.literal('INDIVIDUAL'), ...common, ...individualFields }),
-  z.object({ customerType: z.literal('BUSINESS'), ...common, address: address.optional(), businessInfo: businessInfoUpdate.optional() }),
+  z.object({ customerType: z.literal('INDIVIDUAL'), ...common, kycStatus: verificationStatus.optional(), ...individualFields }),
+  z.object({ customerType: z.literal('BUSINESS'), ...common, kybStatus: verificationStatus.optional(), address: address.optional(), businessInfo: businessInfoUpdate.optional() }),
 ], { error: 'customerType must be INDIVIDUAL or BUSINESS' });
 
 export type CustomerCreate = z.infer<typeof customerCreate>;

@@ -209,10 +209,14 @@ function accountsAllowed(platform: Platform, record: CustomerRecord): boolean {
   return platform.regulated || record.consent !== undefined;
 }
 
-function statusAtCreation(platform: Platform, input: CustomerCreate): KycStatus {
-  if (platform.regulated) return 'APPROVED';
+/**
+ * sandbox-rules.md "Rulings": on every platform, regulated or not, businesses are created
+ * UNVERIFIED (verification decides them) and an individual's `fullName` suffix decides.
+ * A `kycStatus` / `kybStatus` sent on create is validated against the contract's enum and
+ * otherwise ignored: the sandbox rules decide.
+ */
+function statusAtCreation(input: CustomerCreate): KycStatus {
   if (input.customerType === 'BUSINESS') return 'UNVERIFIED';
-  // sandbox-rules.md "Customers at creation": the fullName suffix decides.
   return individualStatusAtCreation[suffixOf(input.fullName)] ?? individualDefaultStatus;
 }
 
@@ -227,9 +231,15 @@ export function endUserTerms(): { version: string; url: string } {
   return { version: END_USER_TERMS.version, url: END_USER_TERMS.url };
 }
 
+/** The request without the `kycStatus` / `kybStatus` a client may send (validated by the schema, decided by the sandbox). */
+function withoutRequestedStatus<T extends { kycStatus?: unknown; kybStatus?: unknown }>(input: T): Omit<T, 'kycStatus' | 'kybStatus'> {
+  const { kycStatus: _kyc, kybStatus: _kyb, ...rest } = input as T & { kycStatus?: unknown; kybStatus?: unknown };
+  return rest;
+}
+
 /** `POST /customers`: validates, creates, provisions accounts when allowed; one transaction. */
 export function createCustomer(ctx: SandboxContext, platform: Platform, input: CustomerCreate): CustomerRecord {
-  const { customerType, platformCustomerId, umaAddress, currencies, endUserTermsConsent, ...profile } = input;
+  const { customerType, platformCustomerId, umaAddress, currencies, endUserTermsConsent, ...profile } = withoutRequestedStatus(input);
   const errors = checkProfile(customerType, profile);
   checkCurrencies(platform, currencies, errors);
   if (errors.length) throw invalidInput('The customer is not valid.', errors);
@@ -257,7 +267,7 @@ export function createCustomer(ctx: SandboxContext, platform: Platform, input: C
       umaAddress: uma,
       region,
       currencies: currencies && currencies.length ? [...new Set(currencies)] : platform.config.supportedCurrencies.map((c) => c.currencyCode),
-      kycStatus: statusAtCreation(platform, input),
+      kycStatus: statusAtCreation(input),
       profile,
       consent: endUserTermsConsent,
       contact: contactFor(region, profile, undefined, new Set()),
@@ -267,10 +277,8 @@ export function createCustomer(ctx: SandboxContext, platform: Platform, input: C
     };
     repo.insert(toRow(record));
     if (accountsAllowed(platform, record)) provisionCustomerAccounts(ctx, platform, record);
-    if (!platform.regulated) {
-      const type = statusEventType(customerType, record.kycStatus);
-      if (type) ctx.outbox.append(platform.id, type, id, presentCustomer(record));
-    }
+    const type = statusEventType(customerType, record.kycStatus);
+    if (type) ctx.outbox.append(platform.id, type, id, presentCustomer(record));
     return record;
   });
 }
@@ -304,7 +312,7 @@ export function updateCustomer(ctx: SandboxContext, platform: Platform, customer
         { field: 'customerType', constraint: { enum: [current.customerType] }, message: `Send customerType ${current.customerType}.` },
       ]);
     }
-    const { customerType, umaAddress, currencies, endUserTermsConsent, ...changes } = input;
+    const { customerType, umaAddress, currencies, endUserTermsConsent, ...changes } = withoutRequestedStatus(input);
     const profile: Record<string, any> = { ...current.profile };
     for (const [key, value] of Object.entries(changes)) {
       if (value === undefined) continue;

@@ -1,7 +1,11 @@
 import type { Area } from '../area.js';
+import { onBalanceChange } from '../ledger/index.js';
 import { internalAccountMigrations } from './repo.js';
 import { handlers } from './routes.js';
-import { internalAccountRepo } from './service.js';
+import { announceBalanceChanges, internalAccountRepo } from './service.js';
+
+// INTERNAL_ACCOUNT.BALANCE_UPDATED on every balance change, from the ledger's postings.
+onBalanceChange(announceBalanceChanges);
 
 export {
   accountTypeOf,

@@ -111,9 +111,32 @@ export function accountsOfCustomer(ctx: SandboxContext, platformId: string, cust
   return internalAccountRepo(ctx).byOwner(platformId, customerId);
 }
 
-/** Closes a customer's accounts (the customer was deleted). Call it inside the caller's transaction. */
+/**
+ * Closes a customer's accounts (the customer was deleted), each with its
+ * `INTERNAL_ACCOUNT.STATUS_UPDATED`. Call it inside the caller's transaction.
+ */
 export function closeCustomerAccounts(ctx: SandboxContext, platformId: string, customerId: string): void {
-  internalAccountRepo(ctx).closeOwner(platformId, customerId, ctx.clock.iso());
+  const repo = internalAccountRepo(ctx);
+  const open = repo.byOwner(platformId, customerId).filter((row) => row.status !== 'CLOSED');
+  repo.closeOwner(platformId, customerId, ctx.clock.iso());
+  for (const row of open) {
+    const closed = repo.byId(platformId, row.id);
+    if (closed) ctx.outbox.append(platformId, 'INTERNAL_ACCOUNT.STATUS_UPDATED', row.id, presentInternalAccount(ctx, closed));
+  }
+}
+
+/**
+ * The contract's internal-account-status webhook on every balance change: one
+ * `INTERNAL_ACCOUNT.BALANCE_UPDATED` per internal account a ledger posting changed, in the
+ * posting's transaction. (Funding instructions are derived from the account and never change
+ * in the sandbox, so `FUNDING_INSTRUCTIONS_UPDATED` has no occasion.)
+ */
+export function announceBalanceChanges(ctx: SandboxContext, platformId: string, accountIds: readonly string[]): void {
+  const repo = internalAccountRepo(ctx);
+  for (const id of accountIds) {
+    const row = repo.byId(platformId, id);
+    if (row) ctx.outbox.append(platformId, 'INTERNAL_ACCOUNT.BALANCE_UPDATED', id, presentInternalAccount(ctx, row));
+  }
 }
 
 /** A page of internal accounts in the contract's list shape. */

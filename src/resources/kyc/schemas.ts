@@ -48,7 +48,7 @@ export type OwnerCreate = z.infer<typeof ownerCreate>;
 export type OwnerUpdate = z.infer<typeof ownerUpdate>;
 
 /** Query of `GET /beneficial-owners`. */
-export const ownerListQuery = z.object({ customerId: z.string().min(1).optional(), ...paginationQuery });
+export const ownerListQuery = z.object({ customerId: z.string().min(1), ...paginationQuery });
 
 export const documentTypes = [
   'PASSPORT', 'DRIVERS_LICENSE', 'NATIONAL_ID', 'PROOF_OF_ADDRESS', 'BANK_STATEMENT', 'TAX_RETURN', 'CERTIFICATE_OF_INCORPORATION',

@@ -10,10 +10,11 @@ export {
   insufficientFunds,
   ledgerBalance,
   move,
+  onBalanceChange,
   post,
   worldAccount,
 } from './service.js';
-export type { Bucket, Leg } from './service.js';
+export type { BalanceListener, Bucket, Leg } from './service.js';
 export type { EntryRow } from './repo.js';
 
 /** The double-entry ledger every balance follows from. No operations of its own. */

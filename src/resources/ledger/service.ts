@@ -68,8 +68,25 @@ export function post(ctx: SandboxContext, platformId: string, reference: string,
       }
       repo.append(platformId, postingId, reference, leg.account, leg.currency, leg.amount, createdAt);
     }
+    if (balanceListeners.length) {
+      const touched = [...new Set(legs.filter((leg) => !leg.account.startsWith('world:')).map((leg) => leg.account.split('#')[0]!))];
+      for (const listener of balanceListeners) listener(ctx, platformId, touched);
+    }
   });
   return postingId;
+}
+
+/** Told, inside the posting's transaction, which accounts (bucket suffixes stripped) a posting changed. */
+export type BalanceListener = (ctx: SandboxContext, platformId: string, accountIds: readonly string[]) => void;
+
+const balanceListeners: BalanceListener[] = [];
+
+/**
+ * Registers a listener for balance changes (the internal accounts area sends
+ * `INTERNAL_ACCOUNT.BALANCE_UPDATED` from it). Call it once, at module top level.
+ */
+export function onBalanceChange(listener: BalanceListener): void {
+  if (!balanceListeners.includes(listener)) balanceListeners.push(listener);
 }
 
 /** Moves `amount` from one ledger account to another in one currency. */

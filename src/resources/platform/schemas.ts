@@ -57,7 +57,8 @@ export const cardTokenization2faConfig = z.object({
 /** `FeeConfig`: merged by `(feeType, sourceCurrency)`; zero variable and fixed fees deactivate it. */
 export const feeConfig = z.object({
   feeType: z.enum(['CROSS_CURRENCY_TRANSACTION']),
-  sourceCurrency: z.literal('USD', { error: 'only sourceCurrency USD is accepted today' }),
+  // Any currency code is well-formed; the service answers 501 for one other than USD (the contract's FeeConfig).
+  sourceCurrency: z.string().min(1).max(16),
   variableFeeBps: z.number().int().min(0).max(10_000),
   fixedFee: z.object({ amount: smallestUnits, currency: z.string().regex(/^[A-Z]{3,4}$/) }),
 });

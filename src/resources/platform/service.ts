@@ -152,6 +152,7 @@ export class PlatformService {
       };
       this.repo.insert(row);
       this.invalidate();
+      if (config.webhookEndpoint) this.sendTestWebhook(row.id);
       return toPlatform(row);
     });
   }
@@ -191,11 +192,19 @@ export class PlatformService {
 
   /** `PATCH /config`: applies the update with the contract's merge rules and returns the new config. */
   updateConfig(platform: Platform, update: PlatformConfigUpdate): Record<string, unknown> {
+    // The contract's FeeConfig: "Only USD is accepted today; other currencies return a NOT_IMPLEMENTED error."
+    const unsupported = update.feeConfigs?.findIndex((fee) => fee.sourceCurrency !== 'USD') ?? -1;
+    if (unsupported >= 0) {
+      throw new ApiError(501, ErrorCode.NOT_IMPLEMENTED, `Fee configs for sourceCurrency ${update.feeConfigs![unsupported]!.sourceCurrency} are not implemented; only USD is accepted today.`, {
+        field: `feeConfigs.${unsupported}.sourceCurrency`,
+      });
+    }
     return this.ctx.tx(() => {
       const current = this.byId(platform.id);
       if (!current) throw new ApiError(401, ErrorCode.UNAUTHORIZED, 'The platform no longer exists.');
       const config = structuredClone(current.config);
       if (update.umaDomain !== undefined) config.umaDomain = update.umaDomain;
+      const endpointChanged = update.webhookEndpoint !== undefined && update.webhookEndpoint !== current.config.webhookEndpoint;
       if (update.webhookEndpoint !== undefined) config.webhookEndpoint = update.webhookEndpoint;
       if (update.supportedCurrencies) config.supportedCurrencies = this.checkCurrencies(update.supportedCurrencies);
       if (update.embeddedWalletConfig) {
@@ -212,8 +221,17 @@ export class PlatformService {
       const now = this.ctx.clock.iso();
       this.repo.updateConfig(platform.id, JSON.stringify(config), now);
       this.invalidate();
+      if (endpointChanged) this.sendTestWebhook(platform.id);
       return this.getConfig({ ...current, config, updatedAt: now });
     });
+  }
+
+  /**
+   * The contract's test-webhook: sent once when a webhook endpoint is configured or changed
+   * (platform creation with one, `PATCH /config`, `--webhook-url`), in the same transaction.
+   */
+  private sendTestWebhook(platformId: string): void {
+    this.ctx.outbox.append(platformId, 'TEST', null, {});
   }
 
   /** Sets sandbox-only settings of a platform. */

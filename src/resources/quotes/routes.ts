@@ -10,7 +10,8 @@ import {
   rejectPaymentRequest,
   sandboxSendRequest,
 } from './schemas.js';
-import { cancelTransaction, confirmReceipt, createQuote, decidePendingPayment, executeQuote, getQuote, sandboxSend } from './service.js';
+import { decideTransaction } from '../transactions/index.js';
+import { cancelTransaction, confirmReceipt, createQuote, executeQuote, getQuote, sandboxSend } from './service.js';
 
 /** Cross-currency transfers (quotes), their execution, sandbox real-time funding and the transaction actions. */
 export const handlers: OperationHandlers = {
@@ -36,12 +37,13 @@ export const handlers: OperationHandlers = {
     const { receiptDeliveryConfirmedAt } = await jsonBody(c, confirmReceiptRequest, { optional: true });
     return c.json(confirmReceipt(c.get('ctx'), c.get('platform'), c.req.param('transactionId')!, receiptDeliveryConfirmedAt));
   },
+  // Transactions pending platform approval: the transactions area dispatches to the kind that holds them.
   approvePendingPayment: async (c) => {
-    await jsonBody(c, approvePaymentRequest, { optional: true });
-    return decidePendingPayment(c.get('ctx'), c.get('platform'), c.req.param('transactionId')!);
+    const { receiverCustomerInfo } = await jsonBody(c, approvePaymentRequest, { optional: true });
+    return c.json(decideTransaction(c.get('ctx'), c.get('platform').id, c.req.param('transactionId')!, { decision: 'APPROVE', via: 'API', receiverCustomerInfo }));
   },
   rejectPendingPayment: async (c) => {
-    await jsonBody(c, rejectPaymentRequest, { optional: true });
-    return decidePendingPayment(c.get('ctx'), c.get('platform'), c.req.param('transactionId')!);
+    const { reason } = await jsonBody(c, rejectPaymentRequest, { optional: true });
+    return c.json(decideTransaction(c.get('ctx'), c.get('platform').id, c.req.param('transactionId')!, { decision: 'REJECT', via: 'API', reason }));
   },
 };

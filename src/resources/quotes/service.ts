@@ -527,16 +527,6 @@ export function confirmReceipt(ctx: SandboxContext, platform: Platform, transact
   });
 }
 
-/**
- * `POST /transactions/{id}/approve` and `/reject`: only an incoming payment the platform held
- * for approval can be decided. No flow of this sandbox holds one for the platform yet, so every
- * existing transaction answers `409 TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL`.
- */
-export function decidePendingPayment(ctx: SandboxContext, platform: Platform, transactionId: string): never {
-  const transaction = getTransaction(ctx, platform.id, transactionId);
-  throw new ApiError(409, 'TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL', `Transaction ${transactionId} (${transaction.type} ${transaction.status}) is not pending platform approval.`);
-}
-
 /** Wipes a platform's quotes (sandbox reset). */
 export function removePlatformQuotes(ctx: SandboxContext, platformId: string): void {
   repoOf(ctx).removePlatform(platformId);

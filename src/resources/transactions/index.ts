@@ -1,15 +1,28 @@
 import type { Area } from '../area.js';
+import { APPROVAL_EXPIRY_JOB, expireApproval, removePlatformApprovals } from './approvals.js';
+import { approvalMigrations } from './approvals-repo.js';
 import { transactionMigrations } from './repo.js';
 import { handlers } from './routes.js';
 import { removePlatformTransactions } from './service.js';
 
 export { eventTypeOf, getTransaction, listTransactions, recordTransaction, updateTransaction } from './service.js';
 export type { NewTransaction, TransactionBody } from './service.js';
+export { decideTransaction, holdForApproval, pendingApprovalOf, registerApprovalKind, TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL } from './approvals.js';
+export type { ApprovalDecision, ApprovalKind } from './approvals.js';
 
-/** Transactions: `GET /transactions`, `GET /transactions/{id}`, and the record every money movement writes. */
+/**
+ * Transactions: `GET /transactions`, `GET /transactions/{id}`, the record every money movement
+ * writes, and `POST /transactions/{id}/approve|reject` for transactions pending platform
+ * approval (a kind registered with `registerApprovalKind` decides what those do).
+ */
 export const transactionsArea: Area = {
   name: 'transactions',
-  migrations: transactionMigrations,
+  migrations: [...transactionMigrations, ...approvalMigrations],
   handlers,
-  resetPlatform: (ctx, platform) => removePlatformTransactions(ctx, platform.id),
+  init: (ctx) =>
+    ctx.scheduler.register(APPROVAL_EXPIRY_JOB, (job) => expireApproval(ctx, job.platformId, (job.payload as { transactionId: string }).transactionId)),
+  resetPlatform: (ctx, platform) => {
+    removePlatformApprovals(ctx, platform.id);
+    removePlatformTransactions(ctx, platform.id);
+  },
 };

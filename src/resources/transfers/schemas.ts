@@ -8,11 +8,11 @@ const paymentRail = z.enum([
   'NEFT', 'PAYNOW', 'PESONET', 'PIX', 'RTGS', 'RTP', 'SEPA', 'SEPA_INSTANT', 'SPEI', 'SWIFT', 'UNIONPAY', 'UPI', 'WIRE',
 ]);
 
-/** `TransferInRequest`. Without `amount`, nothing can be pulled, so it is required here. */
+/** `TransferInRequest`. Without `amount`, the sandbox default of `transfer-rules.ts` is pulled. */
 export const transferInRequest = z.object({
   source: accountRef,
   destination: accountRef,
-  amount,
+  amount: amount.optional(),
 });
 
 /** `TransferOutRequest`. Without `amount`, the whole available balance is sent. */

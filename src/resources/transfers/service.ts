@@ -1,7 +1,7 @@
 import { ApiError, ErrorCode, notFound } from '../../core/errors.js';
 import { currencyOf, type Currency } from '../../core/money.js';
 import type { SandboxContext } from '../../context.js';
-import { transferOutcomeOf, type TransferOutcome } from '../../sandbox/transfer-rules.js';
+import { TRANSFER_IN_DEFAULT_AMOUNT, transferOutcomeOf, type TransferOutcome } from '../../sandbox/transfer-rules.js';
 import { assertCustomerCanMoveMoney } from '../customers/index.js';
 import { getExternalAccountFor, primaryIdentifierSuffix, type ExternalAccount } from '../external-accounts/index.js';
 import { internalAccountRepo, presentInternalAccount, type InternalAccountRow } from '../internal-accounts/index.js';
@@ -65,6 +65,13 @@ export function checkAmount(platform: Platform, currency: string, amount: number
       maxAmount: config.maxAmount,
     });
   }
+}
+
+/** The amount a transfer-in without `amount` pulls: the sandbox default within the platform's limits for the currency. */
+function defaultTransferInAmount(platform: Platform, currency: string): number {
+  const config = platform.config.supportedCurrencies.find((c) => c.currencyCode === currency);
+  if (!config) return TRANSFER_IN_DEFAULT_AMOUNT;
+  return Math.min(Math.max(TRANSFER_IN_DEFAULT_AMOUNT, config.minAmount), config.maxAmount);
 }
 
 /** An external account on the same side (customer or platform) as the internal account, in the same currency. */
@@ -169,15 +176,16 @@ export function transferIn(ctx: SandboxContext, platform: Platform, request: Tra
     const destination = internalAccountOf(ctx, platform.id, request.destination.accountId);
     const owner = ownerForMovement(ctx, platform, destination);
     const source = counterpartAccount(ctx, platform, destination, request.source.accountId, 'source.accountId');
-    checkAmount(platform, destination.currency, request.amount, 'INCOMING');
+    const amount = request.amount ?? defaultTransferInAmount(platform, destination.currency);
+    checkAmount(platform, destination.currency, amount, 'INCOMING');
     const outcome = transferOutcomeOf(primaryIdentifierSuffix(source));
     const id = ctx.ids.next('Transaction');
     const status = outcome.timing === 'later' ? 'PENDING' : outcome.incoming.status;
     if (status === 'PENDING' || status === 'COMPLETED') {
-      move(ctx, platform.id, id, worldAccount(destination.currency), bucketOf(destination.id, status === 'PENDING' ? 'incoming' : 'available'), destination.currency, request.amount);
+      move(ctx, platform.id, id, worldAccount(destination.currency), bucketOf(destination.id, status === 'PENDING' ? 'incoming' : 'available'), destination.currency, amount);
     }
     return recordSameCurrency(ctx, platform, {
-      id, status, type: 'INCOMING', source, destination, owner, amount: request.amount, outcome, suffix: primaryIdentifierSuffix(source),
+      id, status, type: 'INCOMING', source, destination, owner, amount, outcome, suffix: primaryIdentifierSuffix(source),
       extra: {
         description: outcome.description,
         ...(status === 'FAILED' || status === 'REJECTED' ? { failureReason: outcome.incoming.failureReason } : {}),

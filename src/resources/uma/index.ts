@@ -1,7 +1,25 @@
+import { registerResponseHandler } from '../../events/index.js';
 import type { Area } from '../area.js';
+import { registerApprovalKind } from '../transactions/index.js';
 import { umaMigrations } from './repo.js';
 import { handlers } from './routes.js';
-import { removePlatformLookups, SETTLE_UMA_RECEIVE_JOB, settleUmaReceive } from './service.js';
+import {
+  answerIncomingPayment,
+  removePlatformLookups,
+  SETTLE_UMA_RECEIVE_JOB,
+  settleUmaReceive,
+  UMA_INCOMING_APPROVAL,
+  umaIncomingApproval,
+} from './service.js';
+
+// Incoming UMA payments wait for the platform (the contract's incoming-payment webhook):
+// its answer to INCOMING_PAYMENT.PENDING, or POST /transactions/{id}/approve|reject, decides.
+registerApprovalKind(UMA_INCOMING_APPROVAL, umaIncomingApproval);
+registerResponseHandler('INCOMING_PAYMENT.PENDING', {
+  onResponse: answerIncomingPayment,
+  // 403 (reject) and 422 (more payee data) are answers, not failed deliveries.
+  acknowledges: (status) => status === 403 || status === 422,
+});
 
 export { getReceiverLookup, parseUmaAddress, resolveUmaAddress } from './service.js';
 export type { ReceiverLookup, ResolvedUmaAddress, UmaReceivingCurrency } from './service.js';

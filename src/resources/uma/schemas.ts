@@ -21,19 +21,26 @@ export const sandboxUmaReceiveRequest = z.object({
   receivingCurrencyAmount: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
 });
 
-/** Query of `GET /uma-providers`. */
+/**
+ * Query of `GET /uma-providers`. The contract lists no 400 for it, so every value its schema
+ * allows is accepted: any `countryCode` / `currencyCode` string filters (no match: an empty
+ * page), any `cursor` string pages (one this sandbox did not issue: an empty page).
+ */
 export const umaProvidersQuery = z.object({
   countryCode: z
     .string()
     .transform((value) => value.toUpperCase())
-    .pipe(z.string().regex(/^[A-Z]{2}$/, 'an ISO 3166-1 alpha-2 country code such as MX'))
     .optional(),
-  currencyCode: currencyCode.optional(),
+  currencyCode: z
+    .string()
+    .transform((value) => value.toUpperCase())
+    .optional(),
   hasBlockedProviders: z
     .enum(['true', 'false'])
     .transform((value) => value === 'true')
     .default(true),
-  ...paginationQuery,
+  limit: paginationQuery.limit,
+  cursor: z.string().optional(),
   sortOrder: z.enum(['asc', 'desc']).default('desc'),
 });
 

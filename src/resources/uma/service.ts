@@ -1,6 +1,6 @@
 import { perContext } from '../../core/per-context.js';
 import { ApiError, invalidInput, notFound } from '../../core/errors.js';
-import { paginate, type Page } from '../../core/pagination.js';
+import { decodeCursor, paginate, type Page } from '../../core/pagination.js';
 import type { SandboxContext } from '../../context.js';
 import { umaProviders, type UmaProviderRow } from '../../sandbox/uma-providers.js';
 import { umaTestAddressOf, type UmaBehaviour } from '../../sandbox/uma-addresses.js';
@@ -10,7 +10,17 @@ import { accountsOfCustomer, type InternalAccountRow } from '../internal-account
 import { bucketOf, move, worldAccount } from '../ledger/index.js';
 import type { Platform } from '../platform/index.js';
 import { appliedRate, currencyInfo } from '../rates/index.js';
-import { getTransaction, recordTransaction, updateTransaction, type TransactionBody } from '../transactions/index.js';
+import {
+  decideTransaction,
+  getTransaction,
+  holdForApproval,
+  pendingApprovalOf,
+  recordTransaction,
+  updateTransaction,
+  type ApprovalKind,
+  type TransactionBody,
+} from '../transactions/index.js';
+import type { WebhookResponse } from '../../events/index.js';
 import { checkAmount, ownerForMovement } from '../transfers/index.js';
 import { ReceiverLookupRepo, type ReceiverLookupRow } from './repo.js';
 import type { ReceiverLookupQuery, SandboxUmaReceiveRequest, UmaProvidersQuery } from './schemas.js';
@@ -344,9 +354,14 @@ export function sandboxReceive(ctx: SandboxContext, platform: Platform, request:
     const receiving = currencyInfo(currency);
     const sentAmount = Math.ceil((amount * 10 ** (sending.decimals - receiving.decimals)) / rate);
 
-    const status = sender.behaviour === 'FAILS_COMPLIANCE' ? 'FAILED' : sender.behaviour === 'PENDING_LONG' ? 'PENDING' : 'COMPLETED';
+    const outcome = sender.behaviour === 'FAILS_COMPLIANCE' ? 'FAILED' : sender.behaviour === 'PENDING_LONG' ? 'PENDING' : 'COMPLETED';
+    // The contract's incoming-payment webhook: on an approval rail (UMA) the payment waits
+    // PENDING for the platform's answer. Sandbox default: a platform without a webhook
+    // endpoint has nobody to ask, so its payments proceed as if approved.
+    const approval = outcome !== 'FAILED' && platform.config.webhookEndpoint !== undefined;
+    const status = approval ? 'PENDING' : outcome;
     const id = ctx.ids.next('Transaction');
-    if (internal && status !== 'FAILED') {
+    if (internal && !approval && status !== 'FAILED') {
       // Pending: arriving (in totalBalance only) until it settles.
       move(ctx, platform.id, id, worldAccount(currency), bucketOf(internal.id, status === 'PENDING' ? 'incoming' : 'available'), currency, amount);
     }
@@ -367,11 +382,97 @@ export function sandboxReceive(ctx: SandboxContext, platform: Platform, request:
       reconciliationInstructions: { reference: `SBX-${id.slice(-12).toUpperCase()}` },
       ...(status === 'FAILED' ? { failureReason: sender.failureReason ?? 'COMPLIANCE_REJECTED' } : {}),
     });
-    if (status === 'PENDING') {
+    if (approval) {
+      const data: UmaApprovalData = { internalAccountId: internal?.id ?? null, outcome, pendingSeconds: sender.pendingSeconds ?? 0 };
+      holdForApproval(ctx, platform.id, id, UMA_INCOMING_APPROVAL, { data, expiresInMs: APPROVAL_WINDOW_MS });
+    } else if (status === 'PENDING') {
       ctx.scheduler.schedule(platform.id, SETTLE_UMA_RECEIVE_JOB, (sender.pendingSeconds ?? 0) * 1000, { transactionId: id, internalAccountId: internal?.id ?? null });
     }
     return transaction;
   });
+}
+
+/** The approval kind of incoming UMA payments waiting for the platform. */
+export const UMA_INCOMING_APPROVAL = 'UMA_INCOMING';
+
+/** The contract's incoming-payment webhook: after a 202 the platform has 5 seconds (sandbox clock) to approve or reject. */
+export const APPROVAL_WINDOW_MS = 5_000;
+
+/** What an approved incoming UMA payment does next. */
+interface UmaApprovalData {
+  internalAccountId: string | null;
+  outcome: 'COMPLETED' | 'PENDING';
+  pendingSeconds: number;
+}
+
+const failureReasons = new Set(['PAYMENT_APPROVAL_WEBHOOK_ERROR', 'PAYMENT_APPROVAL_TIMED_OUT', 'MISSING_MANDATORY_PAYEE_DATA']);
+
+/**
+ * Approve and reject of a pending incoming UMA payment. Approved: credited (or, from the
+ * long-pending sender, arriving until it settles). Rejected by the platform (403 or
+ * `/reject`): `REJECTED`; a 422 asking for more payee data, an error answer, or no decision
+ * within the window: `FAILED` with the contract's failure reason. Nothing was credited
+ * before the decision, so a refusal moves no money.
+ */
+export const umaIncomingApproval: ApprovalKind = {
+  approve: (ctx, platformId, transaction, raw) => {
+    const data = raw as UmaApprovalData;
+    const received = transaction.receivedAmount as { amount: number; currency: { code: string } };
+    const currency = received.currency.code;
+    if (data.outcome === 'PENDING') {
+      if (data.internalAccountId) move(ctx, platformId, transaction.id, worldAccount(currency), bucketOf(data.internalAccountId, 'incoming'), currency, received.amount);
+      ctx.scheduler.schedule(platformId, SETTLE_UMA_RECEIVE_JOB, data.pendingSeconds * 1000, { transactionId: transaction.id, internalAccountId: data.internalAccountId });
+      return updateTransaction(ctx, platformId, transaction.id, {});
+    }
+    if (data.internalAccountId) move(ctx, platformId, transaction.id, worldAccount(currency), bucketOf(data.internalAccountId), currency, received.amount);
+    return updateTransaction(ctx, platformId, transaction.id, { status: 'COMPLETED' });
+  },
+  reject: (ctx, platformId, transaction, _data, decision) => {
+    if (decision.via === 'EXPIRY') return updateTransaction(ctx, platformId, transaction.id, { status: 'FAILED', failureReason: 'PAYMENT_APPROVAL_TIMED_OUT' });
+    if (decision.via === 'WEBHOOK' && decision.reason && failureReasons.has(decision.reason)) {
+      return updateTransaction(ctx, platformId, transaction.id, { status: 'FAILED', failureReason: decision.reason });
+    }
+    return updateTransaction(ctx, platformId, transaction.id, { status: 'REJECTED' });
+  },
+};
+
+/** `receiverCustomerInfo` of a 200 answer's body (`IncomingPaymentWebhookResponse`), if any. */
+function receiverCustomerInfoOf(body: string | null): Record<string, unknown> | undefined {
+  if (!body) return undefined;
+  try {
+    const parsed = JSON.parse(body) as { receiverCustomerInfo?: unknown };
+    const info = parsed?.receiverCustomerInfo;
+    return info && typeof info === 'object' && !Array.isArray(info) ? (info as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The platform's answer to `INCOMING_PAYMENT.PENDING` of a payment waiting for it (the
+ * contract's incoming-payment webhook): 200 approves, 403 rejects, 422 asks for payee data
+ * the sandbox senders cannot give (fails), 202 leaves it to `/approve` or `/reject` within the
+ * window; any other error answer fails it. Timeouts and refused connections decide nothing:
+ * the window's end does.
+ */
+export function answerIncomingPayment(ctx: SandboxContext, response: WebhookResponse): void {
+  if (!response.resourceId) return;
+  const pending = pendingApprovalOf(ctx, response.platformId, response.resourceId);
+  if (pending?.kind !== UMA_INCOMING_APPROVAL) return;
+  const { status } = response;
+  if (status === 202 || status === 409) return;
+  const decide = (decision: Parameters<typeof decideTransaction>[3]) => {
+    try {
+      decideTransaction(ctx, response.platformId, response.resourceId!, decision);
+    } catch (error) {
+      // Decided meanwhile through /approve or /reject: the first decision stands.
+      if (!(error instanceof ApiError)) throw error;
+    }
+  };
+  if (status >= 200 && status < 300) decide({ decision: 'APPROVE', via: 'WEBHOOK', receiverCustomerInfo: receiverCustomerInfoOf(response.body) });
+  else if (status === 403) decide({ decision: 'REJECT', via: 'WEBHOOK' });
+  else if (status === 422) decide({ decision: 'REJECT', via: 'WEBHOOK', reason: 'MISSING_MANDATORY_PAYEE_DATA' });
+  else decide({ decision: 'REJECT', via: 'WEBHOOK', reason: 'PAYMENT_APPROVAL_WEBHOOK_ERROR' });
 }
 
 /** The scheduled end of a long-pending incoming UMA payment: it completes, and an internal account's incoming amount becomes available. */
@@ -409,13 +510,18 @@ export function listUmaProviders(query: UmaProvidersQuery): Page<Record<string, 
     .filter((p) => query.currencyCode === undefined || p.supportedCurrencies.includes(query.currencyCode))
     .filter((p) => query.hasBlockedProviders || p.allowListStatus)
     .sort((a, b) => (query.sortOrder === 'asc' ? a.name.localeCompare(b.name, 'en') : b.name.localeCompare(a.name, 'en')));
+  const cursor = query.cursor === '' ? undefined : query.cursor;
+  try {
+    decodeCursor(cursor);
+  } catch {
+    // A cursor this sandbox did not issue points past every provider (no 400: the contract lists none).
+    return { data: [], hasMore: false, totalCount: rows.length };
+  }
   return paginate(
-    query,
+    { limit: query.limit, cursor },
     ({ afterKey, take }) => {
       const index = afterKey === undefined ? -1 : rows.findIndex((row) => row.name === afterKey);
-      if (afterKey !== undefined && index < 0) {
-        throw invalidInput('The cursor does not belong to this listing.', [{ field: 'cursor', message: 'Pass the nextCursor of a previous page with the same filters.' }]);
-      }
+      if (afterKey !== undefined && index < 0) return [];
       return rows.slice(index + 1, index + 1 + take);
     },
     () => rows.length,

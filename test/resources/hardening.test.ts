@@ -1,0 +1,214 @@
+import { request as httpRequest } from 'node:http';
+import { describe, expect, it } from 'vitest';
+import type { Logger } from '../../src/server/logger.js';
+import { individual, useSandbox } from '../helpers/sandbox.js';
+
+// Hardening found by fault tests (issue 10, section 6).
+const s = useSandbox();
+
+/** A second sandbox whose request log the tests read. */
+const logged: { level: string; message: string; fields?: Record<string, unknown> }[] = [];
+const capturing: Logger = {
+  info: () => {},
+  warn: (message, fields) => logged.push({ level: 'warn', message, fields }),
+  error: () => {},
+  request: () => {},
+};
+const withLog = useSandbox({ logger: capturing });
+
+const MB = 1024 * 1024;
+const fields = (body: { details?: { errors?: { field: string }[] } }) => (body.details?.errors ?? []).map((e) => e.field);
+
+interface Upload {
+  status: number;
+  body: any;
+  /** Bytes the client had written when the answer came (or the connection closed). */
+  sentBytes: number;
+  /** Growth of this process's heap plus array buffers over the upload (the sandbox runs in it). */
+  peakGrowthBytes: number;
+}
+
+const memory = () => {
+  const m = process.memoryUsage();
+  return m.heapUsed + m.arrayBuffers;
+};
+
+/**
+ * Streams `totalBytes` to `url` as a chunked body (no Content-Length), as fast as the server
+ * reads, sampling memory meanwhile; stops writing once the answer arrives.
+ */
+function streamUpload(url: string, totalBytes: number, headers: Record<string, string> = {}): Promise<Upload> {
+  const chunk = Buffer.alloc(256 * 1024, 'a');
+  const baseline = memory();
+  let peak = baseline;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, memory());
+  }, 5);
+  return new Promise((resolve, reject) => {
+    let sent = 0;
+    let answered = false;
+    const req = httpRequest(url, { method: 'POST', headers: { ...headers, 'Transfer-Encoding': 'chunked' } }, (res) => {
+      answered = true;
+      const parts: Buffer[] = [];
+      res.on('data', (part: Buffer) => parts.push(part));
+      res.on('end', () => {
+        clearInterval(sampler);
+        peak = Math.max(peak, memory());
+        const text = Buffer.concat(parts).toString('utf8');
+        let body: unknown = text;
+        try {
+          body = JSON.parse(text);
+        } catch {
+          // not JSON
+        }
+        resolve({ status: res.statusCode ?? 0, body, sentBytes: sent, peakGrowthBytes: peak - baseline });
+        req.destroy();
+      });
+    });
+    req.on('error', (error) => {
+      if (!answered) {
+        clearInterval(sampler);
+        reject(error);
+      }
+    });
+    const pump = () => {
+      while (!answered && sent < totalBytes) {
+        sent += chunk.length;
+        if (!req.write(chunk)) {
+          req.once('drain', pump);
+          return;
+        }
+      }
+      if (!answered) req.end();
+    };
+    pump();
+  });
+}
+
+describe('request bodies are bounded before they are read', () => {
+  // Far beyond every limit: what matters is that neither time nor memory follows it.
+  const OFFERED = 200 * MB;
+
+  it('hosted ownership form: a 200 MB chunked body without credentials is refused (413) with memory flat', async () => {
+    const origin = s.sandbox.origin;
+    const upload = await streamUpload(`${origin}/hosted/ownership/ExternalAccount:x/token`, OFFERED, { 'Content-Type': 'application/x-www-form-urlencoded' });
+    expect(upload.status).toBe(413);
+    expect(upload.body).toMatchObject({ status: 413, code: 'PAYLOAD_TOO_LARGE' });
+    expect(upload.sentBytes).toBeLessThan(OFFERED);
+    expect(upload.peakGrowthBytes).toBeLessThan(16 * MB);
+    console.log(`hosted ownership: refused after ${(upload.sentBytes / MB).toFixed(1)} MB written, peak growth ${(upload.peakGrowthBytes / MB).toFixed(1)} MB`);
+  });
+
+  it('POST /customers/bulk/csv: a 200 MB chunked CSV is refused (413), not accepted as a job, with memory flat', async () => {
+    const auth = `Basic ${Buffer.from(`${s.api.clientId}:${s.api.clientSecret}`).toString('base64')}`;
+    const upload = await streamUpload(`${s.sandbox.baseUrl}/customers/bulk/csv`, OFFERED, { Authorization: auth, 'Content-Type': 'multipart/form-data; boundary=x' });
+    expect(upload.status).toBe(413);
+    expect(upload.body.message).toContain('10 MB');
+    expect(upload.sentBytes).toBeLessThan(OFFERED);
+    expect(upload.peakGrowthBytes).toBeLessThan(48 * MB);
+    console.log(`bulk CSV: refused after ${(upload.sentBytes / MB).toFixed(1)} MB written, peak growth ${(upload.peakGrowthBytes / MB).toFixed(1)} MB`);
+    // a declared Content-Length over the limit is refused before anything is read
+    const declared = await fetch(`${s.sandbox.baseUrl}/customers/bulk/csv`, {
+      method: 'POST',
+      headers: { Authorization: auth, 'Content-Type': 'multipart/form-data; boundary=x', 'Content-Length': String(11 * MB) },
+      body: Buffer.alloc(11 * MB),
+    });
+    expect(declared.status).toBe(413);
+  });
+
+  it('POST /documents: a 200 MB chunked upload is the contract\'s 400 naming the file, with memory flat', async () => {
+    const auth = `Basic ${Buffer.from(`${s.api.clientId}:${s.api.clientSecret}`).toString('base64')}`;
+    const upload = await streamUpload(`${s.sandbox.baseUrl}/documents`, OFFERED, { Authorization: auth, 'Content-Type': 'multipart/form-data; boundary=x' });
+    expect(upload.status).toBe(400);
+    expect(upload.body.code).toBe('INVALID_INPUT');
+    expect(upload.body.details.errors).toEqual([{ field: 'file', constraint: { maxLength: 10 * MB }, message: expect.stringContaining('10 MB') }]);
+    expect(upload.sentBytes).toBeLessThan(OFFERED);
+    expect(upload.peakGrowthBytes).toBeLessThan(48 * MB);
+    console.log(`documents: refused after ${(upload.sentBytes / MB).toFixed(1)} MB written, peak growth ${(upload.peakGrowthBytes / MB).toFixed(1)} MB`);
+  });
+
+  it('a JSON body over 1 MB is refused whether declared or chunked; small ones pass', async () => {
+    const auth = `Basic ${Buffer.from(`${s.api.clientId}:${s.api.clientSecret}`).toString('base64')}`;
+    const upload = await streamUpload(`${s.sandbox.baseUrl}/customers`, 8 * MB, { Authorization: auth, 'Content-Type': 'application/json' });
+    expect(upload.status).toBe(400);
+    expect(upload.body.code).toBe('INVALID_INPUT');
+    const ok = await s.api.post('/customers', individual(['USD']));
+    expect(ok.status).toBe(201);
+  });
+});
+
+describe('strings are bounded and well-formed', () => {
+  const person = (fullName: string) => ({ beneficiaryType: 'INDIVIDUAL', fullName, countryOfResidence: 'US', address: { line1: '1 Main Street', postalCode: '94105', country: 'US' } });
+  const usdAccount = (customerId: string, fullName: string) => ({
+    customerId,
+    currency: 'USD',
+    accountInfo: { accountType: 'USD_ACCOUNT', accountNumber: '123456789', routingNumber: '021000021', beneficiary: person(fullName) },
+  });
+
+  it('a name has the same maximum everywhere: a 100,000-character beneficiary.fullName is refused like a customer fullName', async () => {
+    const api = await s.api.newPlatform();
+    const long = `Jane ${'x'.repeat(100_000)}`;
+    const customer = await api.post('/customers', individual(['USD'], { fullName: long }));
+    expect(customer.status).toBe(400);
+    expect(fields(customer.body)).toEqual(['fullName']);
+    const customerId = (await api.post('/customers', individual(['USD']))).body.id;
+    const beneficiary = await api.post('/customers/external-accounts', usdAccount(customerId, long));
+    expect(beneficiary.status).toBe(400);
+    expect(fields(beneficiary.body)).toEqual(['accountInfo.beneficiary.fullName']);
+    expect(beneficiary.body.details.errors[0].constraint).toEqual({ maxLength: 255 });
+    // 255 characters is fine in both places
+    const edge = `Jane ${'x'.repeat(250)}`;
+    expect((await api.post('/customers/external-accounts', usdAccount(customerId, edge))).status).toBe(201);
+  });
+
+  it('any other string without a contract limit is bounded by the documented sandbox maximum (32,768)', async () => {
+    const api = await s.api.newPlatform();
+    const customerId = (await api.post('/customers', individual(['USD']))).body.id;
+    const res = await api.patch(`/customers/${customerId}`, { customerType: 'INDIVIDUAL', umaAddress: `$${'a'.repeat(40_000)}@example.com` });
+    expect(res.status).toBe(400);
+    expect(fields(res.body)).toEqual(['umaAddress']);
+  });
+
+  it('NUL characters and unpaired surrogates are 400 INVALID_INPUT naming the field; paired surrogates pass', async () => {
+    const api = await s.api.newPlatform();
+    const nul = await api.post('/customers', individual(['USD'], { fullName: 'Jane\u0000 Smith' }));
+    expect(nul.status).toBe(400);
+    expect(nul.body.code).toBe('INVALID_INPUT');
+    expect(fields(nul.body)).toEqual(['fullName']);
+    // an unpaired surrogate can only be sent as a JSON escape
+    const raw = JSON.stringify(individual(['USD'], { address: { line1: 'X', postalCode: '94105', country: 'US' } })).replace('"line1":"X"', '"line1":"\\ud800 Main"');
+    const lone = await api.post('/customers', undefined, { rawBody: raw, headers: { 'Content-Type': 'application/json' } });
+    expect(lone.status).toBe(400);
+    expect(fields(lone.body)).toEqual(['address.line1']);
+    const lowAlone = await api.post('/customers', undefined, { rawBody: raw.replace('\\ud800', '\\udc00'), headers: { 'Content-Type': 'application/json' } });
+    expect(fields(lowAlone.body)).toEqual(['address.line1']);
+    const emoji = await api.post('/customers', individual(['USD'], { fullName: 'Jane Smith \u{1F600}' }));
+    expect(emoji.status).toBe(201);
+    expect(emoji.body.fullName).toBe('Jane Smith \u{1F600}');
+  });
+});
+
+describe('unknown body fields: accepted, as the service does, and reported', () => {
+  it('a misspelt field is named in the Service-Sandbox-Warning header and in the request log', async () => {
+    const api = await withLog.api.newPlatform();
+    const res = await api.patch('/config', { webhookEndpont: 'https://example.com/hooks', umaDomain: 'example.com' });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('service-sandbox-warning')).toBe('Unknown field webhookEndpont was ignored');
+    expect(res.body.webhookEndpoint).toBeUndefined();
+    expect(logged.some((line) => line.level === 'warn' && line.message.includes('webhookEndpont') && typeof line.fields?.requestId === 'string')).toBe(true);
+    // nested and in external accounts' accountInfo too, each field named
+    const customerId = (await api.post('/customers', individual(['USD']))).body.id;
+    const nested = await api.post('/customers/external-accounts', {
+      customerId,
+      currency: 'USD',
+      colour: 'red',
+      accountInfo: { accountType: 'USD_ACCOUNT', accountNumber: '987654321', routingNumber: '021000021', routingNumbr: 'x', beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Jane Smith', nickname: 'J' } },
+    });
+    expect(nested.status, JSON.stringify(nested.body)).toBe(201);
+    const warning = nested.headers.get('service-sandbox-warning') ?? '';
+    for (const field of ['colour', 'accountInfo.routingNumbr', 'accountInfo.beneficiary.nickname']) expect(warning).toContain(field);
+    // a request with nothing unknown carries no warning
+    expect((await api.get('/config')).headers.get('service-sandbox-warning')).toBeNull();
+    expect((await api.patch('/config', { umaDomain: 'example.org' })).headers.get('service-sandbox-warning')).toBeNull();
+  });
+});
