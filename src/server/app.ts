@@ -78,6 +78,8 @@ const notImplemented =
 /** Serializes an ApiError: the one place an error body is written. */
 function sendError(c: Context<AppEnv>, error: ApiError): Response {
   if (error.status === 401) c.header('WWW-Authenticate', 'Basic realm="service-sandbox"');
+  const field = (error.details?.errors as { field?: string }[] | undefined)?.[0]?.field;
+  c.set('errorSummary', field ? { code: error.code, field } : { code: error.code });
   return c.json(error.toBody(), error.status as ContentfulStatusCode);
 }
 
@@ -95,7 +97,15 @@ export function createApp(ctx: SandboxContext, areas: readonly Area[]): Hono<App
     c.set('ctx', ctx);
     await next();
     c.res.headers.set('X-Request-Id', requestId);
-    ctx.logger.request({ method: c.req.method, path: c.req.path, status: c.res.status, ms: performance.now() - started, requestId });
+    ctx.logger.request({
+      method: c.req.method,
+      path: c.req.path,
+      status: c.res.status,
+      ms: performance.now() - started,
+      requestId,
+      error: c.get('errorSummary'),
+      fromCli: c.req.header('User-Agent') === 'service-sandbox-cli',
+    });
   });
 
   app.route('/_sandbox', controlPlane(ctx, areas));
