@@ -723,8 +723,9 @@ export function registerKycJobs(ctx: SandboxContext): void {
  * decision. The customer and its verification always move together: APPROVED and REJECTED move
  * the open verification (or record one when none is open; REJECTED carries the terminal
  * `APPLICANT_REJECTED`); HOLD moves an automatic review (`IN_PROGRESS`) to
- * `PENDING_MANUAL_REVIEW` so no timer approves a held customer. A decided customer is final:
- * another decision is `409 CONFLICT` saying why (approving an APPROVED customer again is a no-op).
+ * `PENDING_MANUAL_REVIEW` so no timer approves a held customer. A customer rejected with a
+ * terminal outcome cannot be approved (it may be put on HOLD to resubmit; terminal outcomes
+ * survive): `409 CONFLICT` saying why. Repeating the current decision is a no-op.
  * Returns the customer's latest verification, if any.
  */
 export function decideKyc(ctx: SandboxContext, platform: Platform, customerId: string, decision: KycDecision): VerificationRow | undefined {
@@ -733,14 +734,12 @@ export function decideKyc(ctx: SandboxContext, platform: Platform, customerId: s
     const repo = kycRepo(ctx);
     const latest = repo.verificationsOf(platform.id, customerId).at(-1);
     const what = customer.customerType === 'INDIVIDUAL' ? 'KYC' : 'KYB';
-    if (customer.kycStatus === 'APPROVED' && decision === 'APPROVED') return latest;
-    if (customer.kycStatus === 'APPROVED' || customer.kycStatus === 'REJECTED') {
-      throw new ApiError(
-        409,
-        ErrorCode.CONFLICT,
-        `Customer ${customerId} is already ${customer.kycStatus}; a ${what} decision is final, so it cannot become ${decision}.`,
-        { kycStatus: customer.kycStatus, decision },
-      );
+    if (customer.kycStatus === decision && decision !== 'HOLD') return latest;
+    const refuse = (why: string) => new ApiError(409, ErrorCode.CONFLICT, `Customer ${customerId} cannot become ${decision}: ${why}`, { kycStatus: customer.kycStatus, decision });
+    // A REJECTED customer may be put on HOLD (to resubmit), but terminal outcomes survive (API.md remediation table).
+    const terminal = repo.verificationsOf(platform.id, customerId).some((v) => (JSON.parse(v.errors) as VerificationError[]).some((e) => TERMINAL_TYPES.has(e.type)));
+    if (decision === 'APPROVED' && (customer.kycStatus === 'REJECTED' || terminal)) {
+      throw refuse(`its ${what} was REJECTED with a terminal outcome (APPLICANT_REJECTED), which no later decision clears.`);
     }
     const open = latest && OPEN_STATUSES.has(latest.verification_status) ? latest : undefined;
     if (decision === 'HOLD') {
