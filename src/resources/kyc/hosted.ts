@@ -7,7 +7,7 @@ import { ApiError } from '../../core/errors.js';
 import { basicAuth } from '../../server/auth.js';
 import type { AppEnv } from '../../server/env.js';
 import { jsonBody, parseWith } from '../../server/validate.js';
-import { customerUpdate, getCustomer, presentCustomer, updateCustomer } from '../customers/index.js';
+import { customerUpdate, getCustomer, isCountryCode, presentCustomer, updateCustomer } from '../customers/index.js';
 import { platformService, type Platform } from '../platform/index.js';
 import { HOSTED_KYC_PATH, openKycLink, sessionLink } from './links.js';
 import { documentTypes, documentUploadFields, ownerCreate } from './schemas.js';
@@ -39,8 +39,8 @@ const COUNTRIES: { code: string; name: string }[] = (() => {
   for (const a of letters) {
     for (const b of letters) {
       const code = a + b;
-      // User-assigned and grouping codes are not countries.
-      if (/^(A[AP]|EU|EZ|Q[M-Z]|UN|X[A-Z]|ZZ)$/.test(code)) continue;
+      // Only the codes the API accepts (ICU also names grouping and user-assigned codes).
+      if (!isCountryCode(code)) continue;
       const name = names.of(code);
       if (name && name !== code && name !== 'Unknown Region') out.push({ code, name });
     }
