@@ -98,6 +98,7 @@ export function registerSetupCommands(program: Command): void {
         .option('--sort-code <n>', 'sort code (GBP)')
         .option('--clabe <n>', 'CLABE (MXN)')
         .option('--beneficiary-name <name>', "the account holder's name (default: the customer's name)")
+        .option('--beneficiary-country <CC>', "the account holder's country of residence (default: the customer's, else US)")
         .addOption(jsonInputOption()),
     ).action(async (opts: Record<string, unknown>) => {
       const str = (key: string) => (opts[key] === undefined ? undefined : String(opts[key]));
@@ -114,7 +115,11 @@ export function registerSetupCommands(program: Command): void {
         if (!info.beneficiary) {
           const name = str('beneficiaryName') ?? customer?.fullName ?? customer?.businessInfo?.legalName;
           if (!name) throw new CliError('name the account holder with --beneficiary-name');
-          info.beneficiary = customer?.customerType === 'BUSINESS' && !str('beneficiaryName') ? { beneficiaryType: 'BUSINESS', legalName: name } : { beneficiaryType: 'INDIVIDUAL', fullName: name };
+          const residence = (str('beneficiaryCountry') ?? (customer?.nationality as string | undefined) ?? (customer?.address as { country?: string } | undefined)?.country ?? 'US').toUpperCase();
+          info.beneficiary =
+            customer?.customerType === 'BUSINESS' && !str('beneficiaryName')
+              ? { beneficiaryType: 'BUSINESS', legalName: name, countryOfResidence: residence }
+              : { beneficiaryType: 'INDIVIDUAL', fullName: name, countryOfResidence: residence };
         }
         const rail = RAILS[info.accountType as keyof typeof RAILS];
         const body: Record<string, unknown> = { currency: rail?.currency, ...given, accountInfo: info };
