@@ -206,7 +206,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
         ctx.scheduler.stop();
         await stopWebhookDelivery(ctx);
         await new Promise<void>((resolve) => {
-          running.close(() => resolve());
+          // Streams (tail, listen) end with delivery; their kept-alive sockets turn idle a moment
+          // later and must be closed before a client reuses them, or close() would wait forever.
+          const idle = setInterval(() => running.closeIdleConnections(), 50);
+          running.close(() => {
+            clearInterval(idle);
+            resolve();
+          });
           running.closeIdleConnections();
         });
         await ctx.close();
