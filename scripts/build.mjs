@@ -30,5 +30,33 @@ await build({
   external: ['better-sqlite3'],
   banner: { js: "import { createRequire as __sandboxCreateRequire } from 'node:module'; const require = __sandboxCreateRequire(import.meta.url);" },
   legalComments: 'none',
+  // Whitespace and syntax only: identifiers stay, so a stack trace in a bug report still reads.
+  minifyWhitespace: true,
+  minifySyntax: true,
   logLevel: 'warning',
 });
+
+// Keep only the declarations `dist/types/index.d.ts` reaches: the package's public types.
+const { readFileSync, readdirSync, statSync, unlinkSync } = await import('node:fs');
+const { dirname, resolve } = await import('node:path');
+const typesDir = resolve(root, 'dist/types');
+const keep = new Set();
+const visit = (file) => {
+  if (keep.has(file)) return;
+  keep.add(file);
+  for (const [, spec] of readFileSync(file, 'utf8').matchAll(/(?:from|import)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g)) {
+    const target = resolve(dirname(file), spec.replace(/\.js$/, '.d.ts'));
+    if (target.endsWith('.d.ts')) visit(target);
+  }
+};
+visit(resolve(typesDir, 'index.d.ts'));
+const prune = (dir) => {
+  for (const name of readdirSync(dir)) {
+    const path = resolve(dir, name);
+    if (statSync(path).isDirectory()) {
+      prune(path);
+      if (readdirSync(path).length === 0) rmSync(path, { recursive: true });
+    } else if (!keep.has(path)) unlinkSync(path);
+  }
+};
+prune(typesDir);
