@@ -68,7 +68,7 @@ export async function runStart(options: StartOptions): Promise<void> {
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info(`received ${signal}, finishing in-flight requests`);
+    logger.info(`stopping (${signal}), finishing in-flight requests`);
     running.close().then(
       () => process.exit(0),
       (error: unknown) => {

@@ -58,11 +58,11 @@ async function openLink(api: Api, customerId: string): Promise<Page> {
 async function fillDetails(page: Page, overrides: Record<string, string> = {}, expectSaved = true): Promise<void> {
   const form = page.locator('form[action$="/fields"]');
   if ((await form.count()) === 0) return;
-  for (const name of await form.locator('[name]').evaluateAll((els) => els.map((e) => e.getAttribute('name')!))) {
+  for (const name of await form.locator('[name]').evaluateAll((els) => els.map((e) => (e as unknown as { name: string }).name))) {
     const answer = overrides[name] ?? ANSWERS[name];
     expect(answer, `the page asks for ${name}`).toBeDefined();
     const field = form.locator(`[name="${name}"]`);
-    if ((await field.evaluate((e) => e.tagName)) === 'SELECT') await field.selectOption(answer!);
+    if ((await field.evaluate((e) => (e as unknown as { tagName: string }).tagName)) === 'SELECT') await field.selectOption(answer!);
     else await field.fill(answer!);
   }
   await form.getByRole('button', { name: 'Save details' }).click();
