@@ -1,2 +1,2 @@
 #!/usr/bin/env node
-import('../dist/bundle/cli.js').then((cli) => cli.main(process.argv));
+import('../dist/cli.js').then((cli) => cli.main(process.argv));

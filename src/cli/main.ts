@@ -1,71 +1,56 @@
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { call, CliError, clientOptions, DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET, parseDuration, withClientOptions } from './client.js';
+import { call, CliError, clientOptions, formatDuration, parseDuration, withClientOptions } from './client.js';
+import { addExampleFooters, optionsText, withExamples } from './help.js';
 import { registerAccountCommands } from './accounts.js';
 import { registerCustomerCommands } from './customers.js';
+import { registerExecCommand } from './exec.js';
+import { registerSetupCommands } from './setup.js';
 import { registerWebhooksCommands } from './webhooks.js';
+import { addStartOptions, startOptionsOf } from './start-options.js';
 import { registerFaultCommands } from './faults.js';
 
-
-const version = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
-
-function parsePort(value: string): number {
-  const port = Number(value);
-  if (!/^\d+$/.test(value) || port > 65_535) throw new CliError(`--port ${value} is not a port number (0-65535; 0 picks a free port)`);
-  return port;
+/** The package version: package.json sits one folder above the bundle (dist/) or two above src/cli. */
+function packageVersion(): string {
+  for (const path of ['../package.json', '../../package.json']) {
+    try {
+      const pkg = JSON.parse(readFileSync(new URL(path, import.meta.url), 'utf8')) as { name?: string; version: string };
+      if (pkg.name === 'service-sandbox') return pkg.version;
+    } catch {
+      // try the next place
+    }
+  }
+  return '0.0.0';
 }
 
-/** Builds the commander program. */
+/** Builds the commander program. Other CLI files add their commands with one `register...(program)` line below. */
 export function buildProgram(): Command {
   const program = new Command();
   program
     .name('service-sandbox')
     .description('A local, stateful emulator of the Service payments API.')
-    .version(version, '-v, --version')
+    .version(packageVersion(), '-v, --version')
     .showSuggestionAfterError(true)
-    .configureOutput({ outputError: (text, write) => write(text) });
+    .enablePositionalOptions()
+    .configureOutput({ outputError: (text, write) => write(text) })
+    .exitOverride();
 
-  program
-    .command('start', { isDefault: true })
-    .description('start the sandbox (the default command)')
-    .addOption(new Option('--port <n>', 'port to listen on; 0 picks a free one').default('8080'))
-    .addOption(new Option('--host <host>', 'interface to bind').default('127.0.0.1'))
-    .addOption(new Option('--db <file>', 'database file').default('.service-sandbox/sandbox.db'))
-    .addOption(new Option('--memory', 'keep everything in memory; nothing is written to disk'))
-    .addOption(new Option('--client-id <id>', 'client id of the default platform').env('SERVICE_SANDBOX_CLIENT_ID').default(DEFAULT_CLIENT_ID))
-    .addOption(
-      new Option('--client-secret <secret>', 'client secret of the default platform')
-        .env('SERVICE_SANDBOX_CLIENT_SECRET')
-        .default(DEFAULT_CLIENT_SECRET, 'sandbox-client-secret'),
-    )
-    .addOption(new Option('--webhook-url <url>', 'webhook endpoint of the default platform'))
-    .addOption(new Option('--log-format <format>', 'request log format').choices(['pretty', 'json']).default('pretty'))
-    .addOption(new Option('--quiet', 'no request log'))
-    .action(async (opts: Record<string, unknown>) => {
+  const start = withExamples(
+    addStartOptions(program.command('start', { isDefault: true }).description('start the sandbox (the default command)')).action(async (opts: Record<string, unknown>) => {
       const { runStart } = await import('./start.js');
-      await runStart({
-        port: parsePort(String(opts.port)),
-        host: String(opts.host),
-        db: opts.memory ? ':memory:' : resolve(String(opts.db)),
-        clientId: String(opts.clientId),
-        clientSecret: String(opts.clientSecret),
-        secretIsDefault: opts.clientSecret === DEFAULT_CLIENT_SECRET,
-        webhookUrl: opts.webhookUrl === undefined ? undefined : String(opts.webhookUrl),
-        logFormat: opts.logFormat === 'json' ? 'json' : 'pretty',
-        quiet: Boolean(opts.quiet),
-      });
-    });
+      await runStart(startOptionsOf(opts));
+    }),
+    ['service-sandbox', 'service-sandbox --port 0 --memory --quiet', 'service-sandbox --db ./test.db --webhook-url http://127.0.0.1:4000/webhooks'],
+  );
 
   const clock = program.command('clock').description('read or move the sandbox clock of a running sandbox');
+  withExamples(clock, ['service-sandbox clock', 'service-sandbox clock advance 6m', 'service-sandbox clock advance 1h30m --url http://127.0.0.1:9000']);
   withClientOptions(clock.command('show', { isDefault: true }).description('print the sandbox time')).action(async (opts) => {
     const body = (await call(clientOptions(opts), 'GET', '/_sandbox/clock')) as { now: string; offsetSeconds: number; pendingJobs: number };
-    process.stdout.write(`${body.now}  (${body.offsetSeconds}s ahead of real time, ${body.pendingJobs} pending jobs)\n`);
+    process.stdout.write(`${body.now}  (${formatDuration(body.offsetSeconds)} ahead of real time, ${body.pendingJobs} pending jobs)\n`);
   });
   withClientOptions(
-    clock
-      .command('advance <duration>')
-      .description('move the clock forward (e.g. 30s, 6m, 2h) and run every job that falls due'),
+    clock.command('advance <duration>').description('move the clock forward (e.g. 30s, 6m, 2h) and run every job that falls due'),
   ).action(async (duration: string, opts) => {
     const seconds = parseDuration(duration);
     if (seconds <= 0) throw new CliError('the duration must be more than zero');
@@ -73,21 +58,76 @@ export function buildProgram(): Command {
     process.stdout.write(`sandbox clock is now ${body.now}\n`);
   });
 
-  withClientOptions(program.command('reset').description("wipe the platform's data in a running sandbox")).action(async (opts) => {
-    const options = clientOptions(opts);
-    await call(options, 'POST', '/_sandbox/reset');
-    process.stdout.write(`reset: every customer, account, transaction and event of ${options.clientId} is gone\n`);
-  });
+  withExamples(
+    withClientOptions(program.command('reset').description("wipe the platform's data in a running sandbox")).action(async (opts) => {
+      const options = clientOptions(opts);
+      await call(options, 'POST', '/_sandbox/reset');
+      process.stdout.write(`reset: every customer, account, transaction and event of ${options.clientId} is gone\n`);
+    }),
+    ['service-sandbox reset', 'service-sandbox reset --url http://127.0.0.1:9000 --client-id other-platform'],
+  );
 
+  registerExecCommand(program);
+  registerSetupCommands(program);
   registerAccountCommands(program);
   registerCustomerCommands(program);
   registerWebhooksCommands(program);
   registerFaultCommands(program);
 
+  program.addHelpText('after', `\nStart flags (service-sandbox [start] [flags]):\n${optionsText(start)}\n`);
+  withExamples(program, [
+    'service-sandbox --port 0 --memory',
+    'service-sandbox exec -- npm test',
+    'service-sandbox customers create --name "Ada Lovelace" --platform-id cust-42 && npx service-sandbox fund cust-42 12.50 USD',
+  ]);
+  addExampleFooters(program);
   return program;
 }
 
-/** Runs the CLI; errors become one line on stderr and a non-zero exit, never a stack trace. */
+const HELP_OR_VERSION = new Set(['-h', '--help', '-v', '--version']);
+
+/**
+ * Commander hands any word it does not know to the default command (`start`), which then
+ * complains about "too many arguments". Walk the command words first: an unknown one is an
+ * "unknown command" with commander's suggestion; flags alone mean `start`.
+ */
+function checkCommandWords(program: Command, argv: string[]): string[] {
+  const args = argv.slice(2);
+  let command = program;
+  for (let i = 0; i < args.length; i += 1) {
+    const word = args[i]!;
+    if (command.commands.length === 0) break;
+    if (word.startsWith('-')) {
+      if (command === program && !HELP_OR_VERSION.has(word)) args.splice(i, 0, 'start');
+      break;
+    }
+    const next = command.commands.find((c) => c.name() === word || c.aliases().includes(word));
+    if (!next) {
+      if (word === 'help') break;
+      const nested = command.commands.flatMap((c) => c.commands.filter((sub) => sub.name() === word).map((sub) => `${c.name()} ${sub.name()}`));
+      if (nested.length > 0) {
+        process.stderr.write(`error: unknown command '${word}'\n(Did you mean ${nested.join(' or ')}?)\n`);
+        throw new CommanderError(2, 'commander.unknownCommand', `unknown command '${word}'`);
+      }
+      command.args = [word];
+      (command as unknown as { unknownCommand(): never }).unknownCommand();
+    }
+    command = next!;
+  }
+  return [...argv.slice(0, 2), ...args];
+}
+
+const USAGE_ERRORS = new Set([
+  'commander.unknownCommand',
+  'commander.unknownOption',
+  'commander.excessArguments',
+  'commander.missingArgument',
+  'commander.optionMissingArgument',
+  'commander.missingMandatoryOptionValue',
+  'commander.invalidArgument',
+]);
+
+/** Runs the CLI; errors become one line on stderr and a non-zero exit (2 for usage errors), never a stack trace. */
 export async function main(argv: string[]): Promise<void> {
   // `service-sandbox ... | head` closes the pipe early: stop quietly, as other CLIs do.
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
@@ -95,16 +135,15 @@ export async function main(argv: string[]): Promise<void> {
     throw error;
   });
   const program = buildProgram();
-  program.exitOverride();
   try {
-    await program.parseAsync(argv);
+    await program.parseAsync(checkCommandWords(program, argv));
   } catch (error) {
     if (error instanceof CommanderError) {
-      process.exitCode = error.exitCode;
+      process.exitCode = USAGE_ERRORS.has(error.code) ? 2 : error.exitCode;
       return;
     }
     const message = error instanceof Error ? error.message : String(error);
     process.stderr.write(`service-sandbox: ${message}\n`);
-    process.exitCode = 1;
+    process.exitCode = error instanceof CliError ? error.exitCode : 1;
   }
 }

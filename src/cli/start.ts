@@ -1,5 +1,5 @@
 import chalk from 'chalk';
-import { ListenError, startSandbox, type RunningSandbox } from '../index.js';
+import { ListenError, SandboxOptionError, startSandbox, type RunningSandbox } from '../index.js';
 import { webhookPublicKey } from '../events/index.js';
 import { platformService } from '../resources/platform/index.js';
 import { createLogger, silentLogger, type LogFormat } from '../server/logger.js';
@@ -34,7 +34,7 @@ export async function runStart(options: StartOptions): Promise<void> {
       logger,
     });
   } catch (error) {
-    if (error instanceof ListenError || error instanceof StoreOpenError) throw new CliError(error.message);
+    if (error instanceof ListenError || error instanceof StoreOpenError || error instanceof SandboxOptionError) throw new CliError(error.message);
     throw error;
   }
   // CI waits for exactly this line; the banner goes out in the same write.
@@ -48,6 +48,7 @@ export async function runStart(options: StartOptions): Promise<void> {
         `  ${chalk.dim('client secret ')} ${secret}`,
         `  ${chalk.dim('database      ')} ${options.db === ':memory:' ? 'in memory (gone when stopped)' : options.db}`,
         `  ${chalk.dim('control plane ')} ${sandbox.origin}/_sandbox`,
+        ...(options.db.endsWith('.service-sandbox/sandbox.db') ? [`  ${chalk.dim('tip           ')} add .service-sandbox/ to your .gitignore`] : []),
         `  ${chalk.dim('webhooks      ')} ${webhookEndpointOf(sandbox, options.clientId) ?? 'no endpoint yet (--webhook-url, or PATCH /config webhookEndpoint)'}; verify X-Service-Signature with:`,
         ...webhookPublicKey(sandbox.context).trimEnd().split('\n').map((line) => `    ${chalk.dim(line)}`),
         '',
@@ -67,7 +68,7 @@ export async function runStart(options: StartOptions): Promise<void> {
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info(`received ${signal}, finishing in-flight requests`);
+    logger.info(`stopping (${signal}), finishing in-flight requests`);
     running.close().then(
       () => process.exit(0),
       (error: unknown) => {
@@ -78,6 +79,24 @@ export async function runStart(options: StartOptions): Promise<void> {
   };
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));
+  watchParent(() => stop('the end of its parent process'));
+}
+
+/**
+ * Calls `onGone` once the process that started this one has died (the sandbox is then
+ * re-parented, so `npx service-sandbox & ... kill $!` cannot leave it serving). Polls the
+ * parent pid twice a second; the timer does not keep the process alive.
+ */
+export function watchParent(onGone: () => void): () => void {
+  const parent = process.ppid;
+  const timer = setInterval(() => {
+    if (process.ppid !== parent) {
+      clearInterval(timer);
+      onGone();
+    }
+  }, 500);
+  timer.unref();
+  return () => clearInterval(timer);
 }
 
 /** The default platform's webhook endpoint (from --webhook-url or an earlier PATCH /config). */

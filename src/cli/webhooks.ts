@@ -2,7 +2,8 @@ import chalk from 'chalk';
 import type { Command } from 'commander';
 import type { AttemptResult as DeliveryAttemptResult } from '../events/delivery.js';
 import type { DeliveryView } from '../resources/webhooks/service.js';
-import { call, CliError, clientOptions, originOf, withClientOptions, type ClientOptions } from './client.js';
+import { call, CliError, clientOf, clientOptions, originOf, withClientOptions, type ClientOptions } from './client.js';
+import { withExamples } from './help.js';
 
 // The control plane's wire shapes, shared with the server (types only: nothing is loaded).
 type Delivery = DeliveryView;
@@ -40,32 +41,26 @@ function query(params: Record<string, unknown>): string {
   return text ? `?${text}` : '';
 }
 
-/** Reads the control plane's server-sent events until the sandbox stops or the user hits Ctrl-C. */
-async function tail(options: ClientOptions, json: boolean): Promise<void> {
-  const origin = originOf(options.url);
-  let response: Response;
-  try {
-    response = await fetch(`${origin}/_sandbox/webhooks/tail`, {
-      headers: { Authorization: `Basic ${Buffer.from(`${options.clientId}:${options.clientSecret}`).toString('base64')}`, Accept: 'text/event-stream' },
-    });
-  } catch {
-    throw new CliError(`no sandbox is answering at ${origin}; start one with \`npx service-sandbox\` or pass --url`);
-  }
-  if (!response.ok || !response.body) {
-    const text = await response.text();
-    throw new CliError(`${response.status} ${text}${response.status === 401 ? ' (check --client-id/--client-secret)' : ''}`);
-  }
+/** One server-sent message. */
+interface SseMessage {
+  event: string;
+  id: string | undefined;
+  data: string;
+}
+
+/** Reads one SSE response until it ends; resolves when the stream closes (the sandbox stopped). */
+async function readSse(response: Response, onMessage: (message: SseMessage) => void | Promise<void>): Promise<void> {
   const decoder = new TextDecoder();
   let buffer = '';
-  const reader = response.body.getReader();
+  const reader = response.body!.getReader();
   for (;;) {
     let chunk: { done: boolean; value?: Uint8Array };
     try {
       chunk = await reader.read();
     } catch {
-      break;
+      return;
     }
-    if (chunk.done) break;
+    if (chunk.done) return;
     buffer += decoder.decode(chunk.value, { stream: true });
     let end: number;
     while ((end = buffer.indexOf('\n\n')) >= 0) {
@@ -74,30 +69,163 @@ async function tail(options: ClientOptions, json: boolean): Promise<void> {
       const event = /^event: (.*)$/m.exec(message)?.[1];
       const data = /^data: (.*)$/m.exec(message)?.[1];
       if (!event || data === undefined) continue;
-      if (event === 'ready') {
-        if (!json) out(chalk.dim(`tailing webhook deliveries of ${options.clientId} at ${origin} (Ctrl-C to stop)`));
-        continue;
-      }
-      if (json) {
-        out(data);
-        continue;
-      }
-      const activity = JSON.parse(data) as
-        | { kind: 'attempt'; type: string; result: AttemptResult }
-        | { kind: 'no-endpoint'; type: string; eventId: string };
-      if (activity.kind === 'attempt') out(attemptLine(activity.type, activity.result));
-      else out(`${' '.repeat(24)}  ${activity.type.padEnd(30)} ${activity.eventId}  ${chalk.dim('not sent: the platform has no webhook endpoint')}`);
+      await onMessage({ event, id: /^id: (.*)$/m.exec(message)?.[1], data });
     }
   }
-  if (!json) out(chalk.dim('the sandbox stopped'));
 }
 
-/** Waits (up to 7 s of real time) for an event's first attempt to be recorded. */
-async function firstOutcome(options: ClientOptions, eventId: string): Promise<Delivery> {
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Follows a control-plane SSE stream, reconnecting (every half second) when the sandbox stops
+ * or restarts, until Ctrl-C. The first connection must succeed; `path()` is asked again at each
+ * reconnect (so it can resume after the last event seen).
+ */
+async function follow(
+  options: ClientOptions,
+  path: () => string,
+  json: boolean,
+  onMessage: (message: SseMessage) => void | Promise<void>,
+): Promise<void> {
+  const origin = originOf(options.url);
+  const headers = { ...clientOf(options).headers(), Accept: 'text/event-stream' };
+  let connectedBefore = false;
+  for (;;) {
+    let response: Response | undefined;
+    try {
+      response = await fetch(`${origin}${path()}`, { headers });
+    } catch {
+      if (!connectedBefore) throw new CliError(`no sandbox is answering at ${origin}; start one with \`npx service-sandbox\` or pass --url`);
+    }
+    if (response && (!response.ok || !response.body)) {
+      const text = await response.text();
+      if (!connectedBefore || response.status === 401) {
+        throw new CliError(`${response.status} ${text}${response.status === 401 ? ' (check --client-id/--client-secret)' : ''}`);
+      }
+    } else if (response) {
+      if (connectedBefore && !json) out(chalk.dim(`reconnected to ${origin}`));
+      connectedBefore = true;
+      await readSse(response, onMessage);
+      if (!json) out(chalk.dim(`the sandbox at ${origin} stopped; waiting for it to come back (Ctrl-C to stop)`));
+    }
+    await sleep(500);
+  }
+}
+
+/** `webhooks tail`: one line per delivery attempt, reconnecting across sandbox restarts. */
+async function tail(options: ClientOptions, json: boolean, payload: boolean): Promise<void> {
+  const origin = originOf(options.url);
+  let announced = false;
+  await follow(options, () => '/_sandbox/webhooks/tail', json, async ({ event, data }) => {
+    if (event === 'ready') {
+      if (!json && !announced) out(chalk.dim(`tailing webhook deliveries of ${options.clientId} at ${origin} (Ctrl-C to stop)`));
+      announced = true;
+      return;
+    }
+    const activity = JSON.parse(data) as
+      | { kind: 'attempt'; type: string; result: AttemptResult }
+      | { kind: 'no-endpoint'; type: string; eventId: string };
+    const eventId = activity.kind === 'attempt' ? activity.result.eventId : activity.eventId;
+    let body: unknown;
+    if (payload) {
+      try {
+        body = ((await call(options, 'GET', `/_sandbox/webhooks/deliveries/${encodeURIComponent(eventId)}`)) as Delivery).data;
+      } catch {
+        body = undefined;
+      }
+    }
+    if (json) {
+      out(payload ? JSON.stringify({ ...activity, data: body }) : data);
+      return;
+    }
+    if (activity.kind === 'attempt') out(attemptLine(activity.type, activity.result));
+    else out(`${' '.repeat(24)}  ${activity.type.padEnd(30)} ${activity.eventId}  ${chalk.dim('not sent: the platform has no webhook endpoint')}`);
+    if (payload && body !== undefined) out(indent(JSON.stringify(body, null, 2)));
+  });
+}
+
+const indent = (text: string) => text.split('\n').map((line) => `    ${chalk.dim(line)}`).join('\n');
+
+interface StreamedEvent {
+  seq: number;
+  id: string;
+  type: string;
+  resourceId: string | null;
+  timestamp: string;
+  body: string;
+  signatureHeader: string;
+  signature: string;
+}
+
+/** `webhooks listen [--forward-to <url>]`: each event as it is recorded, optionally forwarded signed. */
+async function listen(options: ClientOptions, json: boolean, forwardTo: string | undefined): Promise<void> {
+  const origin = originOf(options.url);
+  if (forwardTo !== undefined) {
+    try {
+      const url = new URL(forwardTo);
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error();
+    } catch {
+      throw new CliError(`--forward-to ${forwardTo} is not an http or https URL`);
+    }
+  }
+  let last: number | undefined;
+  let announced = false;
+  await follow(options, () => `/_sandbox/webhooks/events/stream${last === undefined ? '' : `?after=${last}`}`, json, async ({ event, data }) => {
+    if (event === 'ready') {
+      if (!json && !announced) out(chalk.dim(`listening for webhook events of ${options.clientId} at ${origin}${forwardTo ? `, forwarding to ${forwardTo}` : ''} (Ctrl-C to stop)`));
+      announced = true;
+      return;
+    }
+    if (event !== 'webhook') return;
+    const e = JSON.parse(data) as StreamedEvent;
+    last = e.seq;
+    let forwarded: { status: number | null; error?: string; ms: number } | undefined;
+    if (forwardTo) {
+      const started = performance.now();
+      try {
+        const response = await fetch(forwardTo, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', [e.signatureHeader]: e.signature, 'User-Agent': 'service-sandbox-listen' },
+          body: e.body,
+          signal: AbortSignal.timeout(5000),
+        });
+        await response.arrayBuffer();
+        forwarded = { status: response.status, ms: performance.now() - started };
+      } catch (error) {
+        const cause = (error as { cause?: { code?: string } }).cause?.code;
+        forwarded = { status: null, error: cause === 'ECONNREFUSED' ? 'connection refused' : (error as Error).name === 'TimeoutError' ? 'timed out after 5s' : (error as Error).message, ms: performance.now() - started };
+      }
+    }
+    const payload = JSON.parse(e.body) as { data: unknown };
+    if (json) {
+      out(JSON.stringify({ receivedAt: new Date().toISOString(), sandboxTime: e.timestamp, id: e.id, type: e.type, resourceId: e.resourceId, data: payload.data, ...(forwarded ? { forwarded } : {}) }));
+      return;
+    }
+    const answer = forwarded
+      ? `  -> ${forwarded.status === null ? chalk.red(`${forwarded.error} (${Math.round(forwarded.ms)} ms)`) : answerOf({ responseStatus: forwarded.status, error: null, latencyMs: forwarded.ms })}`
+      : '';
+    out(`${chalk.dim(new Date().toISOString().slice(11, 19))} ${chalk.dim(`(sandbox ${e.timestamp})`)}  ${e.type.padEnd(30)} ${e.resourceId ?? '-'}  ${chalk.dim(e.id)}${answer}`);
+    out(indent(JSON.stringify(payload.data, null, 2)));
+  });
+}
+
+/** The earlier event of the same resource still being retried, which holds this one back (events of one resource go in order). */
+async function blockerOf(options: ClientOptions, delivery: Delivery): Promise<Delivery | undefined> {
+  if (!delivery.resourceId) return undefined;
+  const page = (await call(options, 'GET', `/_sandbox/webhooks/deliveries${query({ resourceId: delivery.resourceId, limit: 100 })}`)) as { data: Delivery[] };
+  return page.data.find((d) => d.id < delivery.id && (d.status === 'RETRYING' || d.status === 'SENDING'));
+}
+
+/** Waits (up to 7 s of real time) for an event's first attempt, or finds the earlier event it is queued behind. */
+async function firstOutcome(options: ClientOptions, eventId: string): Promise<{ delivery: Delivery; blocker?: Delivery }> {
   const deadline = Date.now() + 7_000;
   for (;;) {
     const delivery = (await call(options, 'GET', `/_sandbox/webhooks/deliveries/${encodeURIComponent(eventId)}`)) as Delivery;
-    if ((delivery.status !== 'PENDING' && delivery.status !== 'SENDING') || Date.now() > deadline) return delivery;
+    if ((delivery.status !== 'PENDING' && delivery.status !== 'SENDING') || Date.now() > deadline) return { delivery };
+    if (delivery.status === 'PENDING') {
+      const blocker = await blockerOf(options, delivery);
+      if (blocker) return { delivery, blocker };
+    }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -153,9 +281,27 @@ export function registerWebhooksCommands(program: Command): void {
     out(chalk.dim(`${page.data.length} of ${page.totalCount}${page.hasMore ? '; use --limit or filters for more' : ''}`));
   });
 
-  withClientOptions(
-    webhooks.command('tail').description('follow deliveries live: one line per attempt with its outcome').option('--json', 'one JSON object per line'),
-  ).action(async (opts: Record<string, unknown>) => tail(clientOptions(opts), Boolean(opts.json)));
+  withExamples(
+    withClientOptions(
+      webhooks
+        .command('tail')
+        .description('follow deliveries live: one line per attempt with its outcome; reconnects when the sandbox restarts')
+        .option('--payload', "print each event's data under its line")
+        .option('--json', 'one JSON object per line'),
+    ).action(async (opts: Record<string, unknown>) => tail(clientOptions(opts), Boolean(opts.json), Boolean(opts.payload))),
+    ['service-sandbox webhooks tail', 'service-sandbox webhooks tail --payload', 'service-sandbox webhooks tail --json | jq .result.responseStatus'],
+  );
+
+  withExamples(
+    withClientOptions(
+      webhooks
+        .command('listen')
+        .description('print each event as it is produced (type, resource, wall-clock and sandbox time, payload); with --forward-to, deliver it signed to a local URL. Reconnects when the sandbox restarts')
+        .option('--forward-to <url>', 'POST each event, signed (X-Service-Signature), to this URL and print the answer')
+        .option('--json', 'one JSON object per line'),
+    ).action(async (opts: Record<string, unknown>) => listen(clientOptions(opts), Boolean(opts.json), opts.forwardTo === undefined ? undefined : String(opts.forwardTo))),
+    ['service-sandbox webhooks listen', 'service-sandbox webhooks listen --forward-to http://127.0.0.1:3000/webhooks', 'service-sandbox webhooks listen --json > events.ndjson'],
+  );
 
   withClientOptions(
     webhooks.command('replay <eventId>').description('send an event again now, with the same id and body'),
@@ -185,9 +331,17 @@ export function registerWebhooksCommands(program: Command): void {
     if (!known.triggerable) throw new CliError(`no area of the sandbox produces ${type} events yet, so it cannot be triggered`);
     const event = (await call(options, 'POST', '/_sandbox/webhooks/trigger', opts.resource ? { type, resourceId: opts.resource } : { type })) as Delivery;
     out(`triggered ${event.type} ${event.id}${event.resourceId ? ` for ${event.resourceId}` : ''}`);
-    const delivery = await firstOutcome(options, event.id);
+    const { delivery, blocker } = await firstOutcome(options, event.id);
     const last = delivery.attempts[delivery.attempts.length - 1];
-    if (delivery.status === 'NO_ENDPOINT') {
+    if (blocker) {
+      out(
+        chalk.yellow(
+          `queued: events of ${delivery.resourceId} are delivered in order, and the earlier ${blocker.type} ${blocker.id} is ${blocker.status}` +
+            `${blocker.nextAttemptAt ? ` (next attempt at ${blocker.nextAttemptAt}, sandbox time)` : ''}; this one goes after it. ` +
+            `Fix the endpoint and \`webhooks replay ${blocker.id}\`, or move the clock with \`clock advance\``,
+        ),
+      );
+    } else if (delivery.status === 'NO_ENDPOINT') {
       out(chalk.yellow('not sent: set a webhook endpoint (PATCH /config webhookEndpoint, or start --webhook-url), then `webhooks replay` it'));
     } else if (last) {
       out(`#${last.attempt} ${last.url} -> ${answerOf(last)}  ${statusColor(delivery.status)}`);

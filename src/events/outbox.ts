@@ -86,6 +86,7 @@ export class Outbox {
   private readonly listStmt;
   private readonly latestStmt;
   private readonly removePlatformStmt;
+  private readonly latestSeqStmt;
   private readonly listeners = new Set<(event: OutboxEvent) => void>();
   /** The delivery state a new event starts in; delivery sets it (`NO_ENDPOINT` when the platform has none). */
   private initialDeliveryState: (platformId: string) => string = () => 'PENDING';
@@ -101,6 +102,12 @@ export class Outbox {
     this.listStmt = db.prepare('SELECT * FROM events WHERE platform_id = ? AND seq > ? ORDER BY seq LIMIT ?');
     this.latestStmt = db.prepare('SELECT * FROM events WHERE platform_id = ? AND resource_id = ? AND type = ? ORDER BY seq DESC LIMIT 1');
     this.removePlatformStmt = db.prepare('DELETE FROM events WHERE platform_id = ?');
+    this.latestSeqStmt = db.prepare('SELECT MAX(seq) AS seq FROM events WHERE platform_id = ?');
+  }
+
+  /** The sequence number of a platform's newest event (0 when it has none). */
+  latestSeq(platformId: string): number {
+    return (this.latestSeqStmt.get(platformId) as { seq: number | null }).seq ?? 0;
   }
 
   /** Records an event; call it inside the transaction of the state change. */

@@ -86,6 +86,8 @@ function sendError(c: Context<AppEnv>, error: ApiError): Response {
     c.header('x-should-retry', String(hint.shouldRetry));
     if (hint.retryAfterSeconds !== undefined) c.header('Retry-After', String(hint.retryAfterSeconds));
   }
+  const field = (error.details?.errors as { field?: string }[] | undefined)?.[0]?.field;
+  c.set('errorSummary', field ? { code: error.code, field } : { code: error.code });
   return c.json(error.toBody(), error.status as ContentfulStatusCode);
 }
 
@@ -107,7 +109,15 @@ export function createApp(ctx: SandboxContext, areas: readonly Area[]): Hono<App
     c.res.headers.set('X-Request-Id', requestId);
     // The sandbox's own measure of the request (what a latency fault adds shows here).
     c.res.headers.set('Server-Timing', `app;dur=${ms.toFixed(1)}`);
-    ctx.logger.request({ method: c.req.method, path: c.req.path, status: c.res.status, ms, requestId });
+    ctx.logger.request({
+      method: c.req.method,
+      path: c.req.path,
+      status: c.res.status,
+      ms,
+      requestId,
+      error: c.get('errorSummary'),
+      fromCli: c.req.header('User-Agent') === 'service-sandbox-cli',
+    });
     if (warnings.length) {
       // Header values are one line of visible ASCII.
       c.res.headers.set(WARNING_HEADER, warnings.join('; ').replace(/[^\x20-\x7e]/g, '?'));

@@ -9,6 +9,8 @@ export interface AppEnv {
     /** The authenticated platform (set by the Basic auth middleware). */
     platform: Platform;
     ctx: SandboxContext;
+    /** The error code and first field at fault of an error answer (for the request log). */
+    errorSummary: { code: string; field?: string };
   };
 }
 

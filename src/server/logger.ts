@@ -9,7 +9,20 @@ export interface Logger {
   warn(message: string, fields?: Record<string, unknown>): void;
   error(message: string, fields?: Record<string, unknown>): void;
   /** One line per HTTP request. */
-  request(fields: { method: string; path: string; status: number; ms: number; requestId: string }): void;
+  request(fields: RequestLogFields): void;
+}
+
+/** What the request log gets of one request. */
+export interface RequestLogFields {
+  method: string;
+  path: string;
+  status: number;
+  ms: number;
+  requestId: string;
+  /** An error answer's code and first field at fault (shown on pretty 4xx lines). */
+  error?: { code: string; field?: string } | undefined;
+  /** The request came from the service-sandbox CLI itself (marked on pretty lines). */
+  fromCli?: boolean;
 }
 
 /** A logger that drops everything (tests, `--quiet`). */
@@ -29,7 +42,8 @@ export function createLogger(format: LogFormat, write: (line: string) => void = 
       info: (m, f) => emit('info', m, f),
       warn: (m, f) => emit('warn', m, f),
       error: (m, f) => emit('error', m, f),
-      request: (f) => emit('info', 'request', f),
+      // The JSON request line keeps its fields: method, path, status, ms, requestId.
+      request: ({ method, path, status, ms, requestId }) => emit('info', 'request', { method, path, status, ms, requestId }),
     };
   }
   const fmt = (fields?: Record<string, unknown>) =>
@@ -40,7 +54,10 @@ export function createLogger(format: LogFormat, write: (line: string) => void = 
     info: (m, f) => write(`${chalk.cyan('info')}  ${m}${fmt(f)}\n`),
     warn: (m, f) => write(`${chalk.yellow('warn')}  ${m}${fmt(f)}\n`),
     error: (m, f) => write(`${chalk.red('error')} ${m}${fmt(f)}\n`),
-    request: (f) =>
-      write(`${chalk.dim(new Date().toISOString().slice(11, 23))} ${f.method.padEnd(6)} ${f.path} ${colorStatus(f.status)} ${chalk.dim(`${f.ms.toFixed(1)}ms ${f.requestId}`)}\n`),
+    request: (f) => {
+      const error = f.error && f.status >= 400 && f.status < 500 ? ` ${chalk.yellow(f.error.code)}${f.error.field ? ` ${chalk.dim('at')} ${f.error.field}` : ''}` : '';
+      const cli = f.fromCli ? ` ${chalk.dim('(cli)')}` : '';
+      write(`${chalk.dim(new Date().toISOString().slice(11, 23))} ${f.method.padEnd(6)} ${f.path} ${colorStatus(f.status)}${error} ${chalk.dim(`${f.ms.toFixed(1)}ms ${f.requestId}`)}${cli}\n`);
+    },
   };
 }

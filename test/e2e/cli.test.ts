@@ -138,20 +138,33 @@ describe('service-sandbox CLI', () => {
     const usdLine = listed.stdout.split('\n').find((line) => line.includes(' USD'))!;
     const accountId = usdLine.split(/\s+/)[0]!;
     expect(accountId).toMatch(/^InternalAccount:/);
-    const funded = run(['fund', accountId, '12345', '--url', url]);
+    const funded = run(['fund', accountId, '12345', '--minor', '--url', url]);
     expect(funded.status).toBe(0);
     expect(funded.stdout).toContain('balance 123.45 USD');
     expect(run(['accounts', 'list', '--url', url]).stdout).toContain('123.45 USD');
-    const bad = run(['fund', accountId, '12.5', '--url', url]);
+    // major units by default, with the currency's decimals
+    expect(run(['fund', accountId, '0.55', '--url', url]).stdout).toContain('balance 124.00 USD');
+    const tooPrecise = run(['fund', accountId, '12.505', '--url', url]);
+    expect(tooPrecise.status).toBe(1);
+    expect(tooPrecise.stderr).toContain('USD has 2');
+    const bad = run(['fund', accountId, '12.5', '--minor', '--url', url]);
     expect(bad.status).toBe(1);
     expect(bad.stderr).toContain('smallest unit');
     const unknown = run(['fund', 'InternalAccount:nope', '100', '--url', url]);
     expect(unknown.stderr).toContain('404 REFERENCE_NOT_FOUND');
+    expect(unknown.stderr).toContain('they look like InternalAccount:019a4f2c-');
     const auth = { Authorization: `Basic ${Buffer.from('sandbox-client-id:sandbox-client-secret').toString('base64')}`, 'Content-Type': 'application/json' };
     const customer = (await (await fetch(`${baseUrl}/customers`, { method: 'POST', headers: auth, body: JSON.stringify({ customerType: 'INDIVIDUAL', fullName: 'Ada Lovelace', currencies: ['USD'] }) })).json()) as { id: string };
     const mine = run(['accounts', 'list', '--customer', customer.id, '--url', url]);
     expect(mine.stdout.trim().split('\n')).toHaveLength(2);
     expect(mine.stdout).toContain(customer.id);
+    // a customer plus a currency, in major units
+    const byCustomer = run(['fund', customer.id, '12.50', 'USD', '--url', url]);
+    expect(byCustomer.status, byCustomer.stderr).toBe(0);
+    expect(byCustomer.stdout).toContain('balance 12.50 USD');
+    const noEur = run(['fund', customer.id, '1', 'EUR', '--url', url]);
+    expect(noEur.status).toBe(1);
+    expect(noEur.stderr).toContain('has no EUR internal account (its currencies: USD)');
     child.kill('SIGTERM');
     expect(await exitOf(child)).toBe(0);
   });

@@ -56,11 +56,23 @@ describe('customers and kyc CLI', () => {
     const events = (await (await fetch(`${origin}/_sandbox/webhooks/deliveries?resourceId=${encodeURIComponent(acme.id)}`, { headers })).json()) as { data: { type: string }[] };
     expect(events.data.map((e) => e.type).sort()).toEqual(['CUSTOMER.KYB_PENDING', 'CUSTOMER.KYB_REJECTED']);
 
+    // reject then approve is refused, saying why; customer and verification stay REJECTED
+    const flipped = run(['kyc', 'approve', acme.id, '--url', origin]);
+    expect(flipped.status).toBe(1);
+    expect(flipped.stderr).toContain('409 CONFLICT');
+    expect(flipped.stderr).toContain('terminal outcome');
+    const after = (await (await fetch(`${baseUrl}/verifications?customerId=${encodeURIComponent(acme.id)}`, { headers })).json()) as { data: { verificationStatus: string }[] };
+    expect(after.data.at(-1)!.verificationStatus).toBe('REJECTED');
+    expect(((await (await fetch(`${baseUrl}/customers/${acme.id}`, { headers })).json()) as { kybStatus: string }).kybStatus).toBe('REJECTED');
+
     const unknown = run(['kyc', 'approve', 'Customer:nope', '--url', origin]);
     expect(unknown.status).toBe(1);
-    expect(unknown.stderr).toContain('404 USER_NOT_FOUND');
-    const notAnId = run(['kyc', 'approve', 'ada', '--url', origin]);
-    expect(notAnId.status).toBe(1);
-    expect(notAnId.stderr.trim().split('\n')).toHaveLength(1);
+    expect(unknown.stderr).toContain('they look like Customer:019a4f2c-8b1e-7c3d-9f00-1234567890ab');
+    const absent = run(['kyc', 'approve', 'nobody', '--url', origin]);
+    expect(absent.status).toBe(1);
+    expect(absent.stderr.trim().split('\n')).toHaveLength(1);
+    expect(absent.stderr).toContain('404 REFERENCE_NOT_FOUND');
+    // a platformCustomerId works as well as the id
+    expect(run(['kyc', 'approve', 'ada', '--url', origin]).stdout).toContain(`${ada.id} is now APPROVED`);
   });
 });

@@ -719,26 +719,38 @@ export function registerKycJobs(ctx: SandboxContext): void {
 }
 
 /**
- * A manual decision (CLI, hosted flow), through the same path as a provider decision: the
- * customer's open verification moves to APPROVED or REJECTED (REJECTED carries the terminal
- * `APPLICANT_REJECTED`), the customer's status follows, and every matching event is recorded.
- * HOLD only moves the customer. Returns the customer's latest verification, if any.
+ * A manual decision (CLI, hosted flow, `sandbox.decideKyc`), through the same path as a provider
+ * decision. The customer and its verification always move together: APPROVED and REJECTED move
+ * the open verification (or record one when none is open; REJECTED carries the terminal
+ * `APPLICANT_REJECTED`); HOLD moves an automatic review (`IN_PROGRESS`) to
+ * `PENDING_MANUAL_REVIEW` so no timer approves a held customer. A customer rejected with a
+ * terminal outcome cannot be approved (it may be put on HOLD to resubmit; terminal outcomes
+ * survive): `409 CONFLICT` saying why. Repeating the current decision is a no-op.
+ * Returns the customer's latest verification, if any.
  */
 export function decideKyc(ctx: SandboxContext, platform: Platform, customerId: string, decision: KycDecision): VerificationRow | undefined {
   return ctx.tx(() => {
     const customer = getCustomer(ctx, platform.id, customerId);
     const repo = kycRepo(ctx);
     const latest = repo.verificationsOf(platform.id, customerId).at(-1);
+    const what = customer.customerType === 'INDIVIDUAL' ? 'KYC' : 'KYB';
+    if (customer.kycStatus === decision && decision !== 'HOLD') return latest;
+    const refuse = (why: string) => new ApiError(409, ErrorCode.CONFLICT, `Customer ${customerId} cannot become ${decision}: ${why}`, { kycStatus: customer.kycStatus, decision });
+    // A REJECTED customer may be put on HOLD (to resubmit), but terminal outcomes survive (API.md remediation table).
+    const terminal = repo.verificationsOf(platform.id, customerId).some((v) => (JSON.parse(v.errors) as VerificationError[]).some((e) => TERMINAL_TYPES.has(e.type)));
+    if (decision === 'APPROVED' && (customer.kycStatus === 'REJECTED' || terminal)) {
+      throw refuse(`its ${what} was REJECTED with a terminal outcome (APPLICANT_REJECTED), which no later decision clears.`);
+    }
     const open = latest && OPEN_STATUSES.has(latest.verification_status) ? latest : undefined;
     if (decision === 'HOLD') {
       setCustomerStatus(ctx, platform, customerId, 'HOLD');
-      return latest;
+      return open?.verification_status === 'IN_PROGRESS' ? moveVerification(ctx, platform, open, 'PENDING_MANUAL_REVIEW') : latest;
     }
     // API.md "Customer verification status": a decision follows review, so the customer passes through PENDING.
     beginReview(ctx, platform, customer);
-    let result = latest;
+    let result: VerificationRow;
     if (decision === 'APPROVED') {
-      if (open) result = moveVerification(ctx, platform, open, 'APPROVED', []);
+      result = open ? moveVerification(ctx, platform, open, 'APPROVED', []) : recordVerification(ctx, platform, customerId, 'APPROVED', []);
       for (const owner of repo.ownersOf(platform.id, customerId)) {
         if (owner.kyc_status !== 'APPROVED' && owner.kyc_status !== 'REJECTED') repo.updateOwner({ ...owner, kyc_status: 'APPROVED', updated_at: ctx.clock.iso() });
       }

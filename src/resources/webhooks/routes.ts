@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { SandboxContext } from '../../context.js';
-import { webhookDelivery, webhookPublicKey, type DeliveryActivity } from '../../events/index.js';
+import { envelopeOf, SIGNATURE_HEADER, webhookDelivery, webhookPublicKey, type DeliveryActivity, type OutboxEvent } from '../../events/index.js';
 import type { AppEnv } from '../../server/env.js';
 import { jsonBody, queryOf } from '../../server/validate.js';
 import type { OperationHandlers } from '../area.js';
@@ -54,6 +54,46 @@ export function webhookControlRoutes(ctx: SandboxContext): Hono<AppEnv> {
         worker.events.once('stop', done);
         stream.onAbort(done);
         void stream.writeSSE({ event: 'ready', data: JSON.stringify({ platformId }) });
+      });
+    });
+  });
+
+  // Server-sent events for `webhooks listen`: every event of this platform as it is recorded,
+  // with the exact delivered body and its signature (so a listener can forward it signed).
+  // `?after=<seq>` (or Last-Event-ID) resumes after a reconnect; a seq beyond this database's
+  // newest (a fresh in-memory sandbox) starts from now.
+  app.get('/events/stream', (c) => {
+    const platformId = c.get('platform').id;
+    const worker = webhookDelivery(ctx);
+    const latest = ctx.outbox.latestSeq(platformId);
+    const asked = Number(c.req.query('after') ?? c.req.header('Last-Event-ID') ?? latest);
+    let after = Number.isSafeInteger(asked) && asked >= 0 && asked <= latest ? asked : latest;
+    return streamSSE(c, async (stream) => {
+      const send = (event: OutboxEvent) => {
+        if (event.seq <= after) return;
+        after = event.seq;
+        const body = envelopeOf({ id: event.id, type: event.type, created_at: event.createdAt, data: JSON.stringify(event.data) });
+        void stream.writeSSE({
+          event: 'webhook',
+          id: String(event.seq),
+          data: JSON.stringify({ seq: event.seq, id: event.id, type: event.type, resourceId: event.resourceId, timestamp: event.createdAt, body, signatureHeader: SIGNATURE_HEADER, signature: worker.signer.header(body) }),
+        });
+      };
+      await new Promise<void>((resolve) => {
+        const unsubscribe = ctx.outbox.subscribe((event) => {
+          if (event.platformId === platformId) send(event);
+        });
+        const keepAlive = setInterval(() => void stream.write(': keep-alive\n\n'), 15_000);
+        const done = () => {
+          clearInterval(keepAlive);
+          unsubscribe();
+          worker.events.off('stop', done);
+          resolve();
+        };
+        worker.events.once('stop', done);
+        stream.onAbort(done);
+        void stream.writeSSE({ event: 'ready', data: JSON.stringify({ platformId, after }) });
+        for (let batch = ctx.outbox.list(platformId, after, 500); batch.length > 0; batch = ctx.outbox.list(platformId, after, 500)) batch.forEach(send);
       });
     });
   });

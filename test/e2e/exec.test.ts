@@ -1,0 +1,98 @@
+import { spawn } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { bin, run, spawnCli, until } from '../helpers/cli.js';
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+const answers = async (url: string) => {
+  try {
+    return (await fetch(`${url}/_sandbox/health`)).ok;
+  } catch {
+    return false;
+  }
+};
+
+describe('service-sandbox exec', () => {
+  it('runs the command against a fresh sandbox with its address and credentials, stops it and passes the exit status through', async () => {
+    const script = `
+      const env = process.env;
+      const res = await fetch(env.SERVICE_SANDBOX_BASE_URL + '/config', { headers: { Authorization: 'Basic ' + Buffer.from(env.SERVICE_SANDBOX_CLIENT_ID + ':' + env.SERVICE_SANDBOX_CLIENT_SECRET).toString('base64') } });
+      console.log(JSON.stringify({ url: env.SERVICE_SANDBOX_URL, base: env.SERVICE_SANDBOX_BASE_URL, status: res.status }));
+      process.exit(7);`;
+    const result = await run(['exec', '--', process.execPath, '--input-type=module', '-e', script]);
+    expect(result.status, result.stderr).toBe(7);
+    const seen = JSON.parse(result.stdout.trim().split('\n').at(-1)!) as { url: string; base: string; status: number };
+    expect(seen.status).toBe(200);
+    expect(seen.base).toBe(`${seen.url}/2025-10-13`);
+    expect(seen.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    // nothing left serving once the command ended
+    expect(await answers(seen.url)).toBe(false);
+
+    const ok = await run(['exec', '--client-id', 'ci', '--client-secret', 'ci-secret-1', '--', process.execPath, '-e', 'process.stdout.write(process.env.SERVICE_SANDBOX_CLIENT_ID)']);
+    expect(ok.status).toBe(0);
+    expect(ok.stdout).toBe('ci');
+    const missing = await run(['exec', '--', 'no-such-command-here']);
+    expect(missing.status).toBe(127);
+    expect(missing.stderr).toContain('command not found');
+    const noCommand = await run(['exec']);
+    expect(noCommand.status).toBe(2);
+  });
+
+  it('when its parent dies, exec ends the command and the sandbox', async () => {
+    // A parent (think: a CI step) starts exec and is then killed outright.
+    const parent = spawn(
+      process.execPath,
+      ['-e', `const c = require('child_process').spawn(process.execPath, [${JSON.stringify(bin)}, 'exec', '--', process.execPath, '-e', 'console.log("CMD " + process.pid + " " + process.env.SERVICE_SANDBOX_URL); setInterval(() => {}, 1000)'], { stdio: ['ignore', 'inherit', 'inherit'] }); console.log('EXEC ' + c.pid); setInterval(() => {}, 1000);`],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    parent.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    try {
+      await until(() => /CMD \d+ http/.test(out) && /EXEC \d+/.test(out), 15_000, 'the command to start');
+      const execPid = Number(/EXEC (\d+)/.exec(out)![1]);
+      const [, cmdPid, url] = /CMD (\d+) (\S+)/.exec(out)!;
+      expect(await answers(url!)).toBe(true);
+      parent.kill('SIGKILL');
+      await until(() => !alive(execPid) && !alive(Number(cmdPid)), 10_000, 'exec and its command to end');
+      expect(await answers(url!)).toBe(false);
+    } finally {
+      if (parent.exitCode === null) parent.kill('SIGKILL');
+    }
+  });
+
+  it('a started sandbox exits when its parent dies (`npx service-sandbox & ... kill $!` leaves nothing)', async () => {
+    const parent = spawn(
+      process.execPath,
+      ['-e', `const c = require('child_process').spawn(process.execPath, [${JSON.stringify(bin)}, '--port', '0', '--memory', '--quiet'], { stdio: ['ignore', 'inherit', 'inherit'] }); console.log('PID ' + c.pid); setInterval(() => {}, 1000);`],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    parent.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    try {
+      await until(() => /ready at http/.test(out) && /PID \d+/.test(out), 15_000, 'the sandbox to be ready');
+      const pid = Number(/PID (\d+)/.exec(out)![1]);
+      const origin = new URL(/ready at (\S+)/.exec(out)![1]!).origin;
+      expect(await answers(origin)).toBe(true);
+      parent.kill('SIGKILL');
+      await until(() => !alive(pid), 10_000, 'the sandbox to exit');
+      expect(await answers(origin)).toBe(false);
+    } finally {
+      if (parent.exitCode === null) parent.kill('SIGKILL');
+    }
+  });
+
+  it('a signal to exec reaches the command; exec exits 128 + the signal number', async () => {
+    const { child, output } = spawnCli(['exec', '--', process.execPath, '-e', 'console.log("up"); setInterval(() => {}, 1000)']);
+    await until(() => output.stdout.includes('up'), 15_000, 'the command');
+    child.kill('SIGTERM');
+    const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+    expect(code).toBe(143);
+  });
+});
