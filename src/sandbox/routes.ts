@@ -8,6 +8,8 @@ import { basicAuth } from '../server/auth.js';
 import type { AppEnv } from '../server/env.js';
 import { jsonBody } from '../server/validate.js';
 import { resetPlatformData } from './reset.js';
+import { changeRoutes } from './changes.js';
+import { stateRoutes } from './state-routes.js';
 
 const advanceBody = z.object({
   seconds: z.number().positive().max(10 * 365 * 24 * 3600),
@@ -45,6 +47,9 @@ export function controlPlane(ctx: SandboxContext, areas: readonly Area[]): Hono<
   });
 
   app.route('/webhooks', webhookControlRoutes(ctx));
+
+  app.route('/changes', changeRoutes(ctx));
+  app.route('/', stateRoutes(ctx, areas, async () => (await import('../server/app.js')).createApp(ctx, areas).fetch));
 
   app.post('/reset', (c) => {
     const platform = c.get('platform');

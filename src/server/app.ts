@@ -6,6 +6,7 @@ import type { SandboxContext } from '../context.js';
 import { CONTRACT_VERSION, operations, toHonoPath, type ContractOperation } from '../generated/operations.js';
 import type { Area } from '../resources/area.js';
 import { controlPlane } from '../sandbox/routes.js';
+import { changeNotifier } from '../sandbox/changes.js';
 import { basicAuth } from './auth.js';
 import type { AppEnv, OperationHandler } from './env.js';
 
@@ -98,6 +99,7 @@ export function createApp(ctx: SandboxContext, areas: readonly Area[]): Hono<App
     ctx.logger.request({ method: c.req.method, path: c.req.path, status: c.res.status, ms: performance.now() - started, requestId });
   });
 
+  app.use('*', changeNotifier(ctx));
   app.route('/_sandbox', controlPlane(ctx, areas));
   for (const area of areas) if (area.extraRoutes) app.route('/', area.extraRoutes(ctx));
 
