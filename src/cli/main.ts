@@ -5,6 +5,8 @@ import { call, CliError, clientOptions, DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET
 import { registerAccountCommands } from './accounts.js';
 import { registerCustomerCommands } from './customers.js';
 import { registerWebhooksCommands } from './webhooks.js';
+import { registerUiCommands } from './ui.js';
+import { registerStateCommands } from './state.js';
 
 
 const version = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -81,6 +83,8 @@ export function buildProgram(): Command {
   registerAccountCommands(program);
   registerCustomerCommands(program);
   registerWebhooksCommands(program);
+  registerUiCommands(program);
+  registerStateCommands(program);
 
   return program;
 }

@@ -24,6 +24,26 @@ async function bodyJson(text: string): Promise<unknown> {
 export function stateRoutes(ctx: SandboxContext, areas: readonly Area[], dispatch: () => Promise<Dispatch>): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
+  // The platform's pending jobs by due time, with cursor pagination (`cursor` is `<dueAtMs>:<jobId>`).
+  app.get('/jobs', (c) => {
+    const limit = Math.min(Math.max(Number(c.req.query('limit') ?? 20) || 20, 1), 100);
+    const cursor = c.req.query('cursor');
+    const at = cursor ? cursor.indexOf(':') : -1;
+    const after = cursor && at > 0 ? { dueAt: Number(cursor.slice(0, at)), id: cursor.slice(at + 1) } : undefined;
+    if (cursor && (!after || !Number.isFinite(after.dueAt))) throw new ApiError(400, ErrorCode.INVALID_INPUT, 'cursor is not one this list gave.');
+    const platformId = c.get('platform').id;
+    const jobs = ctx.jobs.listPlatform(platformId, after, limit + 1);
+    const page = jobs.slice(0, limit);
+    const now = ctx.clock.now();
+    const last = page.at(-1);
+    return c.json({
+      data: page.map((job) => ({ id: job.id, kind: job.kind, dueAt: new Date(job.dueAt).toISOString(), dueInSeconds: Math.max(0, (job.dueAt - now) / 1000), payload: job.payload })),
+      hasMore: jobs.length > limit,
+      ...(jobs.length > limit && last ? { nextCursor: `${last.dueAt}:${last.id}` } : {}),
+      totalCount: ctx.jobs.countPlatform(platformId),
+    });
+  });
+
   app.get('/snapshot', (c) => c.json(exportSnapshot(ctx, c.get('platform'))));
 
   app.post('/snapshot', async (c) => {
