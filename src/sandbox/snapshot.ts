@@ -132,35 +132,51 @@ export function importSnapshot(
   // Ids of a platform are `Platform:<uuid>`: a plain replacement moves references, in JSON too.
   const move = (value: unknown) => (typeof value === 'string' && from !== to && value.includes(from) ? value.split(from).join(to) : value);
   const counts: Record<string, number> = {};
-  ctx.tx(() => {
-    resetPlatformData(ctx, areas, platform);
-    if (to !== platform.id) {
-      ctx.db.prepare('UPDATE platforms SET id = ? WHERE id = ?').run(to, platform.id);
-      for (const name of known.keys()) ctx.db.prepare(`UPDATE ${quote(name)} SET platform_id = ? WHERE platform_id = ?`).run(to, platform.id);
-      platformService(ctx).invalidate();
-    }
-    if (snapshot.clock.offsetMs > ctx.clock.offset) ctx.clock.moveTo(ctx.clock.now() + (snapshot.clock.offsetMs - ctx.clock.offset));
-    const shift = ctx.clock.now() - snapshot.clock.nowMs;
-    for (const [name, table] of Object.entries(snapshot.tables)) {
-      const columns = known.get(name)!;
-      const keep = table.columns.map((c, i) => ({ c, i, info: columns.find((k) => k.name === c)! })).filter(({ info }) => !isRowid(info, columns));
-      const insert = ctx.db.prepare(`INSERT INTO ${quote(name)} (${keep.map(({ c }) => quote(c)).join(', ')}) VALUES (${keep.map(() => '?').join(', ')})`);
-      const dueAt = name === 'jobs' ? keep.findIndex(({ c }) => c === 'due_at') : -1;
-      for (const row of table.rows) {
-        const values = keep.map(({ i }) => move(decode(row[i])));
-        if (dueAt >= 0) values[dueAt] = Number(values[dueAt]) + shift;
-        insert.run(values);
+  // The clock moves forward to the snapshot's offset (never back), once the rows are in.
+  const ahead = Math.max(0, snapshot.clock.offsetMs - ctx.clock.offset);
+  const restore = () =>
+    ctx.tx(() => {
+      resetPlatformData(ctx, areas, platform);
+      if (to !== platform.id) {
+        ctx.db.prepare('UPDATE platforms SET id = ? WHERE id = ?').run(to, platform.id);
+        for (const name of known.keys()) ctx.db.prepare(`UPDATE ${quote(name)} SET platform_id = ? WHERE platform_id = ?`).run(to, platform.id);
+        platformService(ctx).invalidate();
       }
-      counts[name] = table.rows.length;
-    }
-    ctx.db
-      .prepare('UPDATE platforms SET regulated = ?, settings = ?, config_id = ?, config = ?, created_at = ?, updated_at = ? WHERE id = ?')
-      .run(snapshot.platform.regulated, snapshot.platform.settings, snapshot.platform.config_id, move(snapshot.platform.config), snapshot.platform.created_at, snapshot.platform.updated_at, to);
-    // Through the service, so its caches of this platform are dropped.
-    const restored = JSON.parse(snapshot.platform.settings) as Platform['settings'];
-    platformService(ctx).updateSettings({ ...platform, id: to }, restored);
-    ctx.db.prepare('UPDATE platforms SET updated_at = ? WHERE id = ?').run(snapshot.platform.updated_at, to);
-  });
+      const shift = ctx.clock.now() + ahead - snapshot.clock.nowMs;
+      for (const [name, table] of Object.entries(snapshot.tables)) {
+        const columns = known.get(name)!;
+        const keep = table.columns.map((c, i) => ({ c, i, info: columns.find((k) => k.name === c)! })).filter(({ info }) => !isRowid(info, columns));
+        const insert = ctx.db.prepare(`INSERT INTO ${quote(name)} (${keep.map(({ c }) => quote(c)).join(', ')}) VALUES (${keep.map(() => '?').join(', ')})`);
+        const dueAt = name === 'jobs' ? keep.findIndex(({ c }) => c === 'due_at') : -1;
+        for (const row of table.rows) {
+          const values = keep.map(({ i }) => move(decode(row[i])));
+          if (dueAt >= 0) values[dueAt] = Number(values[dueAt]) + shift;
+          insert.run(values);
+        }
+        counts[name] = table.rows.length;
+      }
+      ctx.db
+        .prepare('UPDATE platforms SET regulated = ?, settings = ?, config_id = ?, config = ?, created_at = ?, updated_at = ? WHERE id = ?')
+        .run(snapshot.platform.regulated, snapshot.platform.settings, snapshot.platform.config_id, move(snapshot.platform.config), snapshot.platform.created_at, snapshot.platform.updated_at, to);
+      // Through the service, so its caches of this platform are dropped.
+      const restored = JSON.parse(snapshot.platform.settings) as Platform['settings'];
+      platformService(ctx).updateSettings({ ...platform, id: to }, restored);
+      ctx.db.prepare('UPDATE platforms SET updated_at = ? WHERE id = ?').run(snapshot.platform.updated_at, to);
+    });
+  try {
+    restore();
+  } catch (error) {
+    platformService(ctx).invalidate();
+    const code = (error as { code?: string }).code ?? '';
+    if (!code.startsWith('SQLITE_CONSTRAINT')) throw error;
+    // Resource ids are unique across the sandbox: the snapshot's rows are still here under another platform.
+    throw new ApiError(
+      409,
+      ErrorCode.CONFLICT,
+      `The snapshot's rows collide with rows already in this sandbox (${(error as Error).message}); import it into a fresh sandbox, or reset the platform it was taken from first.`,
+    );
+  }
+  if (ahead > 0) ctx.clock.moveTo(ctx.clock.now() + ahead);
   // Due jobs of the restored world run at once; the others wait on the timer.
   ctx.scheduler.advance(0);
   return { platformId: to, tables: counts };
