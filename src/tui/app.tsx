@@ -110,7 +110,10 @@ export function App({ client, views, log, color = colorsEnabled(), clockEveryMs 
   const filtered = useMemo(() => {
     if (!filter) return store.rows;
     const needle = filter.toLowerCase();
-    return store.rows.filter((row) => view.columns.some((column) => column.value(row).toLowerCase().includes(needle)));
+    // Any shown cell, or any field of the row (a full id, an email, a platformCustomerId).
+    return store.rows.filter(
+      (row) => view.columns.some((column) => column.value(row).toLowerCase().includes(needle)) || JSON.stringify(row).toLowerCase().includes(needle),
+    );
     // store.rows changes identity on every update
   }, [store, store.rows, filter, view]);
   const place = selection.current.get(view.id) ?? { index: 0, top: 0 };
@@ -304,15 +307,18 @@ export function App({ client, views, log, color = colorsEnabled(), clockEveryMs 
   };
   const handler = useRef(handle);
   handler.current = handle;
+  const inputMode = useRef(mode.kind === 'input');
+  inputMode.current = mode.kind === 'input';
+  // Always the handler of the latest render (ink may still hold an earlier callback for a moment).
   useInput((input, key) => {
     // Keys typed faster than a frame arrive together ("jx"): one at a time, each on the state the previous left.
-    if (mode.kind !== 'input' && input.length > 1 && !key.ctrl && !key.meta && /^[\x20-\x7e]+$/.test(input)) {
+    if (!inputMode.current && input.length > 1 && !key.ctrl && !key.meta && /^[\x20-\x7e]+$/.test(input)) {
       const [first, ...rest] = [...input];
-      handle(first!, key);
+      handler.current(first!, key);
       rest.forEach((ch, i) => setTimeout(() => handler.current(ch, key), i + 1));
       return;
     }
-    handle(input, key);
+    handler.current(input, key);
   });
 
   const width = size.columns;
@@ -407,7 +413,9 @@ export function App({ client, views, log, color = colorsEnabled(), clockEveryMs 
   const countText = (() => {
     const loaded = store.rows.length;
     const total = store.total ?? loaded;
-    const shown = filter ? `${filtered.length} match "${filter}" of ${loaded} loaded, ${total}` : `${filtered.length ? index + 1 : 0}/${total}`;
+    const shown = filter
+      ? `${filtered.length} match "${cell(filter, Math.min(filter.length, 16))}" (${loaded}/${total} loaded)`
+      : `${filtered.length ? index + 1 : 0}/${total}`;
     return `${view.title} ${shown}`;
   })();
 
