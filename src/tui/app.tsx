@@ -335,11 +335,11 @@ export function App({ client, views, log, color = colorsEnabled(), clockEveryMs 
 
   const statusLine = (() => {
     const parts = [
-      client.origin,
-      client.connection.clientId,
+      live ? 'live' : 'offline',
       clock ? `${clock.now.slice(0, 19).replace('T', ' ')} (${offsetText(clock.offsetSeconds)})` : 'clock ?',
       clock ? `${clock.pendingJobs} jobs` : '',
-      live ? 'live' : 'offline',
+      client.connection.clientId,
+      client.origin.replace(/^https?:\/\//, ''),
     ].filter(Boolean);
     return cell(parts.join(' | '), width);
   })();

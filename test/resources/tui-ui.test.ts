@@ -88,7 +88,7 @@ describe('terminal UI: customers', () => {
     const api = await s.api.newPlatform();
     const ui = mount(api);
     await ui.see('nothing yet');
-    await ui.see('| live');
+    await ui.see('live |');
     const started = Date.now();
     const created = await createPerson(api, 'Live Arrival');
     await ui.see('Live Arrival');

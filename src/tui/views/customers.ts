@@ -20,7 +20,7 @@ const statusOf = (c: CustomerRow) => c.kycStatus ?? c.kybStatus ?? '';
 /** Contact channels and their verification status, or `-`. */
 const contactOf = (c: CustomerRow) => {
   const channels = Object.entries(c.contactVerification ?? {});
-  return channels.length ? channels.map(([channel, state]) => `${channel}:${String(state).toLowerCase()}`).join(' ') : '-';
+  return channels.length ? channels.map(([channel, state]) => `${channel}:${String(state).slice(0, 4).toLowerCase()}`).join(' ') : '-';
 };
 
 const decide = (key: string, label: string, decision: 'APPROVED' | 'REJECTED' | 'HOLD'): ViewAction<CustomerRow> => ({
@@ -41,7 +41,7 @@ export const customersView: ResourceView<CustomerRow> = {
     { header: 'TYPE', width: 10, value: (c) => c.customerType },
     { header: 'NAME', width: 0, value: (c) => c.fullName ?? c.businessInfo?.legalName ?? '' },
     { header: 'KYC/KYB', width: 12, value: (c) => statusOf(c) + (c.isDeleted ? '*' : ''), color: (c) => statusColor(statusOf(c)) },
-    { header: 'CONTACT', width: 22, value: contactOf },
+    { header: 'CONTACT', width: 16, value: contactOf },
   ],
   load: (client, cursor, limit) => contractPage<CustomerRow>(client, '/customers', cursor, limit),
   key: (c) => c.id,
