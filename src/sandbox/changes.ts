@@ -67,6 +67,12 @@ export class ChangeHub {
 /** The change hub of a sandbox. */
 export const changeHub = perContext((ctx: SandboxContext) => new ChangeHub(ctx));
 
+/** Marks the in-process requests of a fixture load (they are not "other" requests). */
+export const FIXTURE_HEADER = 'X-Sandbox-Fixture';
+
+/** How many requests other than a fixture load's own have started: a load checks that none came in while it ran. */
+export const requestsStarted = perContext((_ctx: SandboxContext) => ({ count: 0 }));
+
 const CLOCK_PATHS = /\/_sandbox\/(clock\/advance|snapshot)$/;
 
 /**
@@ -75,7 +81,9 @@ const CLOCK_PATHS = /\/_sandbox\/(clock\/advance|snapshot)$/;
  */
 export function changeNotifier(ctx: SandboxContext): MiddlewareHandler<AppEnv> {
   const hub = changeHub(ctx);
+  const started = requestsStarted(ctx);
   return async (c, next) => {
+    if (c.req.header(FIXTURE_HEADER) === undefined) started.count += 1;
     await next();
     const method = c.req.method;
     if (method === 'GET' || method === 'HEAD' || method === 'OPTIONS' || c.res.status >= 400) return;

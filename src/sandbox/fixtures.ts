@@ -1,6 +1,7 @@
 import { parse as parseYaml } from 'yaml';
 import type { SandboxContext } from '../context.js';
 import { platformService } from '../resources/platform/index.js';
+import { FIXTURE_HEADER, requestsStarted } from './changes.js';
 
 /**
  * Fixtures: a declarative file of platforms, customers, accounts, balances, quotes and any
@@ -103,12 +104,10 @@ export async function applyFixtures(
 
   if (ctx.db.inTransaction) fail('the file', undefined, 'another load is running');
   ctx.db.exec('BEGIN IMMEDIATE');
-  // Every call below settles in microtasks, so no other request runs inside this transaction;
-  // the probe notices if one ever waited on the event loop.
-  let yielded = false;
-  const probe = setImmediate(() => {
-    yielded = true;
-  });
+  // The calls below are in-process and settle in microtasks, so no other request runs inside
+  // this transaction; if one ever did (it would see, and lose, uncommitted rows), the load fails.
+  const others = requestsStarted(ctx);
+  const othersBefore = others.count;
   try {
     for (const [p, platform] of doc!.platforms!.entries()) {
       const where = `platforms[${p}]`;
@@ -121,6 +120,7 @@ export async function applyFixtures(
       const call = async (entry: string, method: string, path: string, body?: unknown): Promise<Record<string, unknown>> => {
         const headers: Record<string, string> = {
           Authorization: `Basic ${Buffer.from(`${auth.clientId}:${auth.clientSecret}`).toString('base64')}`,
+          [FIXTURE_HEADER]: '1',
         };
         if (body !== undefined) headers['Content-Type'] = 'application/json';
         if (method === 'POST' && path.startsWith('/2025-10-13/')) headers['Idempotency-Key'] = ctx.ids.uuid();
@@ -240,7 +240,7 @@ export async function applyFixtures(
         summary.requests += 1;
       }
     }
-    if (yielded) fail('the file', undefined, 'the load waited on the event loop, so other requests may have run inside it; nothing was kept');
+    if (others.count !== othersBefore) fail('the file', undefined, 'another request came in while the load ran; nothing was kept, try again');
     ctx.db.exec('COMMIT');
     return summary;
   } catch (error) {
@@ -249,7 +249,5 @@ export async function applyFixtures(
     platformService(ctx).invalidate();
     if (error instanceof FixtureError) throw error;
     throw new FixtureError(file, 'the file', undefined, (error as Error).message);
-  } finally {
-    clearImmediate(probe);
   }
 }

@@ -3,6 +3,7 @@ import { ApiError, ErrorCode } from '../core/errors.js';
 import type { Area } from '../resources/area.js';
 import { platformService, type Platform } from '../resources/platform/index.js';
 import { resetPlatformData } from './reset.js';
+import { webhookDelivery } from '../events/index.js';
 
 /** The format tag and version of a snapshot file. */
 export const SNAPSHOT_FORMAT = 'service-sandbox-snapshot';
@@ -177,6 +178,13 @@ export function importSnapshot(
     );
   }
   if (ahead > 0) ctx.clock.moveTo(ctx.clock.now() + ahead);
+  // Deliveries that were in flight when the snapshot was taken are due again (as after a restart).
+  ctx.tx(() => ctx.db.prepare(`UPDATE events SET delivery_state = 'PENDING' WHERE platform_id = ? AND delivery_state = 'SENDING'`).run(to));
+  try {
+    webhookDelivery(ctx).kick();
+  } catch {
+    // no delivery worker in this context
+  }
   // Due jobs of the restored world run at once; the others wait on the timer.
   ctx.scheduler.advance(0);
   return { platformId: to, tables: counts };

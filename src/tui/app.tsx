@@ -1,6 +1,6 @@
 import { Box, Text, useApp, useInput, useStdout, type Key } from 'ink';
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from 'react';
-import type { Change, SandboxClient } from './client.js';
+import { SandboxClient, type Change, type Connection } from './client.js';
 import { cell, colorsEnabled, parseDuration } from './format.js';
 import { ListStore } from './list-store.js';
 import type { DetailSection, ResourceView, ViewAction } from './views/index.js';
@@ -23,6 +23,8 @@ export interface AppProps {
   clockEveryMs?: number;
   /** Called when the user quits. */
   onExit?: () => void;
+  /** Switches to another platform's credentials (key P); rejects if they do not work. */
+  onSwitch?: (connection: Connection) => Promise<void>;
 }
 
 type Mode =
@@ -52,7 +54,7 @@ const offsetText = (exact: number) => {
 const LOG_LINES = 5;
 
 /** The terminal UI: tabs of resource views, a windowed list, detail, prompts, a live status line. */
-export function App({ client, views, log, color = colorsEnabled(), clockEveryMs = 1000, onExit }: AppProps) {
+export function App({ client, views, log, color = colorsEnabled(), clockEveryMs = 1000, onExit, onSwitch }: AppProps) {
   const { exit } = useApp();
   const { stdout } = useStdout();
   const [size, setSize] = useState({ columns: stdout.columns || 80, rows: stdout.rows || 24 });
@@ -232,6 +234,28 @@ export function App({ client, views, log, color = colorsEnabled(), clockEveryMs 
         }),
     },
   ];
+  if (onSwitch) {
+    globalActions.push({
+      key: 'P',
+      label: 'switch platform (client id, or clientId:secret)',
+      run: () =>
+        setMode({
+          kind: 'input',
+          label: 'Switch to platform (clientId or clientId:secret)',
+          value: '',
+          submit: (text) => {
+            const colon = text.indexOf(':');
+            const clientId = (colon < 0 ? text : text.slice(0, colon)).trim();
+            if (!clientId) return setMessage('cancelled');
+            const clientSecret = colon < 0 ? client.connection.clientSecret : text.slice(colon + 1);
+            setMessage(`switching to ${clientId}...`);
+            onSwitch({ url: client.connection.url, clientId, clientSecret }).catch((error: unknown) =>
+              setMessage(`failed: ${error instanceof Error ? error.message : String(error)}`),
+            );
+          },
+        }),
+    });
+  }
 
   const handle = (input: string, key: Key): void => {
     if (key.ctrl && input === 'c') return quit();
@@ -353,6 +377,7 @@ export function App({ client, views, log, color = colorsEnabled(), clockEveryMs 
       '  1-9, Tab, <- ->     switch view   /      filter   ?    this help   q  quit',
       '  +                   advance the clock (30s, 6m, 2h)',
       '  R                   reset the platform (asks first)',
+      ...(onSwitch ? ['  P                   switch to another platform'] : []),
       ...views.flatMap((v) => (v.actions ?? []).map((a) => `  ${a.key.padEnd(20)}${v.title}: ${a.label}`)),
       '',
       'Any key closes this help.',
@@ -445,4 +470,18 @@ export function App({ client, views, log, color = colorsEnabled(), clockEveryMs 
       <Text color={c('gray')}>{statusLine}</Text>
     </Box>
   );
+}
+
+/**
+ * The UI with its connection as state: `P` swaps the platform and the views start over with
+ * the new credentials (after they are checked).
+ */
+export function Root({ connection, ...props }: Omit<AppProps, 'client' | 'onSwitch'> & { connection: Connection }) {
+  const [client, setClient] = useState(() => new SandboxClient(connection));
+  const onSwitch = useCallback(async (next: Connection) => {
+    const candidate = new SandboxClient(next);
+    await candidate.control('GET', '/clock');
+    setClient(candidate);
+  }, []);
+  return <App key={`${client.connection.clientId}`} {...props} client={client} onSwitch={onSwitch} />;
 }

@@ -1,5 +1,5 @@
 import { render } from 'ink';
-import { App, type LogSource } from './app.js';
+import { Root, type LogSource } from './app.js';
 import { SandboxClient, type Connection } from './client.js';
 import { colorsEnabled } from './format.js';
 import { views } from './views/index.js';
@@ -60,7 +60,7 @@ export async function runUi(options: { connection: Connection; log?: LogSource; 
   process.once('SIGHUP', onSignal);
 
   stdout.write(ENTER_ALT_SCREEN);
-  const instance = render(<App client={client} views={views} log={options.log} color={colorsEnabled()} onExit={options.onExit} />, {
+  const instance = render(<Root connection={options.connection} views={views} log={options.log} color={colorsEnabled()} onExit={options.onExit} />, {
     exitOnCtrlC: false,
     patchConsole: true,
   });

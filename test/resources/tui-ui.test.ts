@@ -325,3 +325,42 @@ describe('terminal UI: formatting', () => {
     expect(statusColor('REJECTED')).toBe('red');
   });
 });
+
+describe('terminal UI: platforms', () => {
+  it('P switches to another platform (bad credentials are refused and the view stays)', async () => {
+    const { Root } = await import('../../src/tui/app.js');
+    const first = await s.api.newPlatform();
+    const second = await s.api.newPlatform();
+    await createPerson(first, 'On First Platform');
+    await createPerson(second, 'On Second Platform');
+    const instance = render(h(Root, { connection: { url: s.sandbox.origin, clientId: first.clientId, clientSecret: first.clientSecret }, views, color: false, clockEveryMs: 300 }));
+    mounted.push(instance);
+    const frame = () => (instance.lastFrame() ?? '').replace(ANSI, '');
+    const until = async (text: string) => {
+      const deadline = Date.now() + 3000;
+      while (!frame().includes(text)) {
+        if (Date.now() > deadline) throw new Error(`not on screen: ${text}\n${frame()}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+    const type = async (text: string) => {
+      for (const ch of text) {
+        instance.stdin.write(ch);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    };
+    await until('On First Platform');
+    await type('P');
+    await until('Switch to platform');
+    await type(`${second.clientId}:wrong-secret`);
+    instance.stdin.write(KEY.enter);
+    await until('failed: 401');
+    expect(frame()).toContain('On First Platform');
+    await type('P');
+    await type(`${second.clientId}:${second.clientSecret}`);
+    instance.stdin.write(KEY.enter);
+    await until('On Second Platform');
+    expect(frame()).toContain(second.clientId);
+    expect(frame()).not.toContain('On First Platform');
+  });
+});

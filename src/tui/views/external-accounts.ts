@@ -1,5 +1,5 @@
 import { shortId, statusColor } from '../format.js';
-import { contractPage, fieldsOf, type ResourceView } from './types.js';
+import { contractListView } from './types.js';
 
 /** An external account as the contract returns it. */
 export interface ExternalAccountRow {
@@ -15,10 +15,11 @@ export interface ExternalAccountRow {
 
 const beneficiaryStatus = (a: ExternalAccountRow) => a.beneficiaryVerificationStatus ?? a.beneficiaryVerification?.status ?? '-';
 
-/** External accounts: currency, type, status and beneficiary verification. */
-export const externalAccountsView: ResourceView<ExternalAccountRow> = {
+/** External accounts: currency, type, status and beneficiary verification (a plain contract list view). */
+export const externalAccountsView = contractListView<ExternalAccountRow>({
   id: 'external',
   title: 'External',
+  path: '/customers/external-accounts',
   columns: [
     { header: 'ID', width: 14, value: (a) => shortId(a.id) },
     { header: 'OWNER', width: 14, value: (a) => (a.customerId ? shortId(a.customerId) : 'platform') },
@@ -27,9 +28,6 @@ export const externalAccountsView: ResourceView<ExternalAccountRow> = {
     { header: 'STATUS', width: 10, value: (a) => a.status, color: (a) => statusColor(a.status) },
     { header: 'BENEFICIARY', width: 14, value: beneficiaryStatus, color: (a) => statusColor(beneficiaryStatus(a)) },
   ],
-  load: (client, cursor, limit) => contractPage<ExternalAccountRow>(client, '/customers/external-accounts', cursor, limit),
-  key: (a) => a.id,
-  detail: async (client, row) => [{ title: 'External account', lines: fieldsOf(await client.api('GET', `/customers/external-accounts/${encodeURIComponent(row.id)}`).catch(() => row)) }],
   actions: [
     {
       key: 'w',
@@ -40,4 +38,4 @@ export const externalAccountsView: ResourceView<ExternalAccountRow> = {
       },
     },
   ],
-};
+});

@@ -7,6 +7,7 @@ import type { ResourceView } from './types.js';
 import { webhooksView } from './webhooks.js';
 
 export type { Column, DetailSection, Page, ResourceView, ViewAction } from './types.js';
+export { contractListView } from './types.js';
 
 /** The views, in tab order (keys 1-9). A new resource view is one line here. */
 export const views: readonly ResourceView<any>[] = [

@@ -74,3 +74,29 @@ export function fieldsOf(value: Record<string, unknown>, skip: string[] = []): s
 
 /** Shows a control-plane/contract call's failure as the status message instead of throwing. */
 export const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/**
+ * A view over a contract list operation with cursor pagination: the common case of a new
+ * resource (cards, agents, ...) in a few lines, e.g.
+ * `contractListView({ id: 'cards', title: 'Cards', path: '/cards', columns: [...] })`.
+ */
+export function contractListView<Row extends { id: string }>(options: {
+  id: string;
+  title: string;
+  /** The list operation's path, e.g. `/cards`; `GET {path}/{id}` gives the detail. */
+  path: string;
+  columns: Column<Row>[];
+  actions?: ViewAction<Row>[];
+}): ResourceView<Row> {
+  return {
+    id: options.id,
+    title: options.title,
+    columns: options.columns,
+    load: (client, cursor, limit) => contractPage<Row>(client, options.path, cursor, limit),
+    key: (row) => row.id,
+    detail: async (client, row) => [
+      { title: options.title, lines: fieldsOf(await client.api<Record<string, unknown>>('GET', `${options.path}/${encodeURIComponent(row.id)}`)) },
+    ],
+    actions: options.actions,
+  };
+}
