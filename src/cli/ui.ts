@@ -29,11 +29,19 @@ async function loadTui(): Promise<typeof import('../tui/run.js')> {
 export function logPane(limit = 200): { logger: Logger; source: { lines(): readonly string[]; subscribe(listener: () => void): () => void } } {
   const lines: string[] = [];
   const listeners = new Set<() => void>();
-  const logger = createLogger('pretty', (text) => {
+  const base = createLogger('pretty', (text) => {
     for (const line of text.split('\n')) if (line) lines.push(line);
     if (lines.length > limit) lines.splice(0, lines.length - limit);
     for (const listener of listeners) listener();
   });
+  // The UI's own plumbing (its clock reads and change stream) stays out of the pane.
+  const logger: Logger = {
+    ...base,
+    request: (fields) => {
+      if (fields.method === 'GET' && /^\/_sandbox\/(clock|changes)$/.test(fields.path)) return;
+      base.request(fields);
+    },
+  };
   return {
     logger,
     source: {

@@ -19,7 +19,7 @@ export interface AppProps {
   log?: LogSource | undefined;
   /** Colours on (default: unless NO_COLOR is set). */
   color?: boolean;
-  /** How often the status line reads the clock, in ms. */
+  /** How often the status line reads the clock and job count, in ms (a clock move is read at once). */
   clockEveryMs?: number;
   /** Called when the user quits. */
   onExit?: () => void;
@@ -38,6 +38,8 @@ interface ClockState {
   now: string;
   offsetSeconds: number;
   pendingJobs: number;
+  /** When it was read (real time), to run the clock on between reads. */
+  readAt?: number;
 }
 
 const offsetText = (exact: number) => {
@@ -50,11 +52,28 @@ const offsetText = (exact: number) => {
   return `+${d ? `${d}d` : ''}${h ? `${h}h` : ''}${m ? `${m}m` : ''}${!d && !h && s ? `${s}s` : ''}`;
 };
 
+/**
+ * Column widths for a terminal `width` wide: fixed columns as asked, the flexible one (width 0)
+ * takes what is left; when that is too little, the fixed ones shrink in proportion, so a row
+ * never wraps (80 columns and up).
+ */
+export function layoutColumns(asked: readonly number[], width: number): number[] {
+  const room = width - 2 - (asked.length - 1);
+  const flexCount = asked.filter((w) => w === 0).length;
+  const minFlex = 8 * flexCount;
+  const fixed = asked.reduce((sum, w) => sum + w, 0);
+  const scale = fixed + minFlex > room ? Math.max(0, room - minFlex) / fixed : 1;
+  const widths = asked.map((w) => (w === 0 ? 0 : Math.max(3, Math.floor(w * scale))));
+  const left = room - widths.reduce((sum, w) => sum + w, 0);
+  const each = flexCount ? Math.max(3, Math.floor(left / flexCount)) : 0;
+  return widths.map((w) => (w === 0 ? each : w));
+}
+
 /** Fixed lines around the list: tabs, header, message, status (and the log pane). */
 const LOG_LINES = 5;
 
 /** The terminal UI: tabs of resource views, a windowed list, detail, prompts, a live status line. */
-export function App({ client, views, log, color = colorsEnabled(), clockEveryMs = 1000, onExit, onSwitch }: AppProps) {
+export function App({ client, views, log, color = colorsEnabled(), clockEveryMs = 5000, onExit, onSwitch }: AppProps) {
   const { exit } = useApp();
   const { stdout } = useStdout();
   const [size, setSize] = useState({ columns: stdout.columns || 80, rows: stdout.rows || 24 });
@@ -99,12 +118,20 @@ export function App({ client, views, log, color = colorsEnabled(), clockEveryMs 
 
   // The status line's clock: read now and then, and at once when the clock moves.
   const readClock = useCallback(() => {
-    client.control<ClockState>('GET', '/clock').then(setClock, () => setClock(undefined));
+    client.control<ClockState>('GET', '/clock').then(
+      (body) => setClock({ ...body, readAt: Date.now() }),
+      () => setClock(undefined),
+    );
   }, [client]);
   useEffect(() => {
     readClock();
+    // Between reads the shown time runs on by itself; a read now and then keeps the job count honest.
+    const tick = setInterval(redraw, 1000);
     const timer = setInterval(readClock, clockEveryMs);
-    return () => clearInterval(timer);
+    return () => {
+      clearInterval(tick);
+      clearInterval(timer);
+    };
   }, [readClock, clockEveryMs]);
 
   // One line short of the screen: ink redraws a frame as tall as the terminal by clearing it.
@@ -360,7 +387,7 @@ export function App({ client, views, log, color = colorsEnabled(), clockEveryMs 
   const statusLine = (() => {
     const parts = [
       live ? 'live' : 'offline',
-      clock ? `${clock.now.slice(0, 19).replace('T', ' ')} (${offsetText(clock.offsetSeconds)})` : 'clock ?',
+      clock ? `${new Date(Date.parse(clock.now) + (Date.now() - (clock.readAt ?? Date.now()))).toISOString().slice(0, 19).replace('T', ' ')} (${offsetText(clock.offsetSeconds)})` : 'clock ?',
       clock ? `${clock.pendingJobs} jobs` : '',
       client.connection.clientId,
       client.origin.replace(/^https?:\/\//, ''),
@@ -408,10 +435,8 @@ export function App({ client, views, log, color = colorsEnabled(), clockEveryMs 
       </Box>
     );
   } else {
-    const fixed = view.columns.reduce((sum, column) => sum + column.width, 0) + view.columns.length + 2;
-    const flex = Math.max(6, width - fixed);
-    const widthOf = (w: number) => (w === 0 ? flex : w);
-    const header = `  ${view.columns.map((column) => cell(column.header, widthOf(column.width), column.align)).join(' ')}`;
+    const widths = layoutColumns(view.columns.map((column) => column.width), width);
+    const header = `  ${view.columns.map((column, k) => cell(column.header, widths[k]!, column.align)).join(' ')}`;
     const visible = filtered.slice(windowTop, windowTop + listHeight);
     const empty = store.error ? `error: ${store.error}` : store.loaded ? (filter ? `nothing matches "${filter}"` : 'nothing yet') : 'loading...';
     body = (
@@ -425,7 +450,7 @@ export function App({ client, views, log, color = colorsEnabled(), clockEveryMs 
               <Text inverse={isSelected}>{isSelected ? '> ' : '  '}</Text>
               {view.columns.map((column, k) => (
                 <Text key={k} inverse={isSelected} color={column.color ? c(column.color(row)) : undefined}>
-                  {cell(column.value(row), widthOf(column.width), column.align) + (k < view.columns.length - 1 ? ' ' : '')}
+                  {cell(column.value(row), widths[k]!, column.align) + (k < view.columns.length - 1 ? ' ' : '')}
                 </Text>
               ))}
             </Box>

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createElement as h } from 'react';
 import { render } from 'ink-testing-library';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { App } from '../../src/tui/app.js';
+import { App, layoutColumns } from '../../src/tui/app.js';
 import { SandboxClient } from '../../src/tui/client.js';
 import { cell, colorsEnabled, formatMoney, parseDuration, parseMoney, statusColor } from '../../src/tui/format.js';
 import { views } from '../../src/tui/views/index.js';
@@ -303,6 +303,10 @@ describe('terminal UI: large lists and terminal manners', () => {
       await colored.press('j');
       await new Promise((resolve) => setTimeout(resolve, 100));
       for (const line of colored.frame().split('\n')) expect(line.length).toBeLessThanOrEqual(80);
+      // The widest view (accounts) shrinks its columns instead of wrapping.
+      await colored.press('2');
+      await colored.see(/platform\s+\S+\s+ACTIVE\s+0\.00 USD\s+0\.00 USD/);
+      for (const line of colored.frame().split('\n')) expect(line.length).toBeLessThanOrEqual(80);
     } finally {
       chalk.level = level;
     }
@@ -323,6 +327,12 @@ describe('terminal UI: formatting', () => {
     expect(cell('ab', 4, 'right')).toBe('  ab');
     expect(statusColor('APPROVED')).toBe('green');
     expect(statusColor('REJECTED')).toBe('red');
+    for (const width of [80, 100, 200]) {
+      const widths = layoutColumns([14, 14, 0, 7, 18, 18], width);
+      expect(widths.reduce((sum, w) => sum + w, 0) + 2 + 5).toBeLessThanOrEqual(width);
+      expect(widths[2]).toBeGreaterThanOrEqual(8);
+    }
+    expect(layoutColumns([10, 0], 100)).toEqual([10, 87]);
   });
 });
 

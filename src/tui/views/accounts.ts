@@ -20,9 +20,9 @@ export const accountsView: ResourceView<InternalAccountRow> = {
     { header: 'ID', width: 14, value: (a) => shortId(a.id) },
     { header: 'OWNER', width: 14, value: (a) => (a.customerId ? shortId(a.customerId) : 'platform') },
     { header: 'TYPE', width: 0, value: (a) => a.type },
-    { header: 'STATUS', width: 8, value: (a) => a.status, color: (a) => statusColor(a.status) },
-    { header: 'BALANCE', width: 20, value: (a) => formatMoney(a.balance), align: 'right' },
-    { header: 'TOTAL', width: 20, value: (a) => formatMoney(a.totalBalance), align: 'right' },
+    { header: 'STATUS', width: 7, value: (a) => a.status, color: (a) => statusColor(a.status) },
+    { header: 'BALANCE', width: 18, value: (a) => formatMoney(a.balance), align: 'right' },
+    { header: 'TOTAL', width: 18, value: (a) => formatMoney(a.totalBalance), align: 'right' },
   ],
   load: async (client, cursor, limit): Promise<Page<InternalAccountRow>> => {
     // The platform's own accounts come first (one short list), then the customers' pages.
