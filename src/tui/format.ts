@@ -54,9 +54,12 @@ export function cell(text: string, width: number, align: 'left' | 'right' = 'lef
 /** `2026-01-02T03:04:05.678Z` as `01-02 03:04:05`. */
 export const shortTime = (iso: string | null | undefined): string => (iso ? `${iso.slice(5, 10)} ${iso.slice(11, 19)}` : '');
 
-/** A resource id without its type prefix, shortened for a column: `Customer:0191…` -> `0191ab…ef12`. */
+/**
+ * A resource id shortened for a column: the end of its UUID (the start is the creation time,
+ * the same for everything made in one millisecond): `Customer:0191…ab12cd34` -> `…ab12cd34`.
+ */
 export function shortId(id: string | undefined): string {
   if (!id) return '';
   const bare = id.includes(':') ? id.slice(id.indexOf(':') + 1) : id;
-  return bare.length > 13 ? `${bare.slice(0, 8)}…${bare.slice(-4)}` : bare;
+  return bare.length > 9 ? `…${bare.slice(-8)}` : bare;
 }

@@ -207,7 +207,7 @@ describe('terminal UI: webhooks, clock and jobs, reset', () => {
     const beneficiary = { beneficiaryType: 'INDIVIDUAL', fullName: 'Slow Payee', countryOfResidence: 'US', phoneNumber: '+14155551234', address: { line1: '1 Main Street', postalCode: '94105', country: 'US' } };
     const ui = mount(api);
     await ui.press('6');
-    await ui.see('DUE (SANDBOX TIME)');
+    await ui.see('DUE (SANDBOX)');
     // A payout to a 003 account completes 6 minutes after execution: one pending job.
     const loaded = await api.post('/_sandbox/fixtures', {
       platforms: [

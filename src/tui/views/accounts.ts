@@ -17,8 +17,8 @@ export const accountsView: ResourceView<InternalAccountRow> = {
   id: 'accounts',
   title: 'Accounts',
   columns: [
-    { header: 'ID', width: 14, value: (a) => shortId(a.id) },
-    { header: 'OWNER', width: 14, value: (a) => (a.customerId ? shortId(a.customerId) : 'platform') },
+    { header: 'ID', width: 9, value: (a) => shortId(a.id) },
+    { header: 'OWNER', width: 9, value: (a) => (a.customerId ? shortId(a.customerId) : 'platform') },
     { header: 'TYPE', width: 0, value: (a) => a.type },
     { header: 'STATUS', width: 7, value: (a) => a.status, color: (a) => statusColor(a.status) },
     { header: 'BALANCE', width: 18, value: (a) => formatMoney(a.balance), align: 'right' },

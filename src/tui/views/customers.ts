@@ -37,7 +37,7 @@ export const customersView: ResourceView<CustomerRow> = {
   id: 'customers',
   title: 'Customers',
   columns: [
-    { header: 'ID', width: 14, value: (c) => shortId(c.id) },
+    { header: 'ID', width: 9, value: (c) => shortId(c.id) },
     { header: 'TYPE', width: 10, value: (c) => c.customerType },
     { header: 'NAME', width: 0, value: (c) => c.fullName ?? c.businessInfo?.legalName ?? '' },
     { header: 'KYC/KYB', width: 12, value: (c) => statusOf(c) + (c.isDeleted ? '*' : ''), color: (c) => statusColor(statusOf(c)) },

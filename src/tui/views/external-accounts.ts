@@ -21,8 +21,8 @@ export const externalAccountsView = contractListView<ExternalAccountRow>({
   title: 'External',
   path: '/customers/external-accounts',
   columns: [
-    { header: 'ID', width: 14, value: (a) => shortId(a.id) },
-    { header: 'OWNER', width: 14, value: (a) => (a.customerId ? shortId(a.customerId) : 'platform') },
+    { header: 'ID', width: 9, value: (a) => shortId(a.id) },
+    { header: 'OWNER', width: 9, value: (a) => (a.customerId ? shortId(a.customerId) : 'platform') },
     { header: 'CUR', width: 5, value: (a) => a.currency },
     { header: 'TYPE', width: 0, value: (a) => a.accountInfo?.accountType ?? '' },
     { header: 'STATUS', width: 10, value: (a) => a.status, color: (a) => statusColor(a.status) },

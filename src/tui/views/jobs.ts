@@ -23,7 +23,7 @@ export const jobsView: ResourceView<JobRow> = {
   id: 'jobs',
   title: 'Clock & jobs',
   columns: [
-    { header: 'DUE (SANDBOX TIME)', width: 19, value: (j) => shortTime(j.dueAt) },
+    { header: 'DUE (SANDBOX)', width: 14, value: (j) => shortTime(j.dueAt) },
     { header: 'IN', width: 8, value: (j) => inWords(j.dueInSeconds), align: 'right' },
     { header: 'KIND', width: 26, value: (j) => j.kind },
     { header: 'PAYLOAD', width: 0, value: (j) => JSON.stringify(j.payload) },

@@ -27,8 +27,8 @@ export const transactionsView: ResourceView<TransactionRow> = {
   id: 'transactions',
   title: 'Transactions',
   columns: [
-    { header: 'ID', width: 14, value: (t) => shortId(t.id) },
-    { header: 'TIME', width: 15, value: (t) => shortTime(t.createdAt) },
+    { header: 'ID', width: 9, value: (t) => shortId(t.id) },
+    { header: 'TIME', width: 14, value: (t) => shortTime(t.createdAt) },
     { header: 'TYPE', width: 9, value: (t) => t.type },
     { header: 'STATUS', width: 12, value: (t) => t.status, color: (t) => statusColor(t.status) },
     { header: 'AMOUNT', width: 20, value: amountOf, align: 'right' },

@@ -25,12 +25,12 @@ export const webhooksView: ResourceView<DeliveryRow> = {
   id: 'webhooks',
   title: 'Webhooks',
   columns: [
-    { header: 'TIME', width: 15, value: (d) => shortTime(d.timestamp) },
+    { header: 'TIME', width: 14, value: (d) => shortTime(d.timestamp) },
     { header: 'TYPE', width: 0, value: (d) => d.type },
-    { header: 'STATUS', width: 11, value: (d) => d.status, color: (d) => statusColor(d.status) },
+    { header: 'STATUS', width: 10, value: (d) => d.status, color: (d) => statusColor(d.status) },
     { header: 'TRIES', width: 5, value: (d) => String(d.attempts.length), align: 'right' },
-    { header: 'ANSWER', width: 10, value: lastAnswer },
-    { header: 'NEXT RETRY', width: 15, value: (d) => shortTime(d.nextAttemptAt) },
+    { header: 'ANSWER', width: 8, value: lastAnswer },
+    { header: 'NEXT RETRY', width: 14, value: (d) => shortTime(d.nextAttemptAt) },
   ],
   load: async (client, cursor, limit) => {
     const page = await client.control<{ data: DeliveryRow[]; hasMore: boolean; nextCursor?: string; totalCount?: number }>(
