@@ -1,4 +1,4 @@
-import { render } from 'ink';
+import { render, type Instance } from 'ink';
 import { Root, type LogSource } from './app.js';
 import { SandboxClient, type Connection } from './client.js';
 import { colorsEnabled } from './format.js';
@@ -41,14 +41,19 @@ export async function runUi(options: { connection: Connection; log?: LogSource; 
     }
     stdout.write(`${SHOW_CURSOR}${LEAVE_ALT_SCREEN}`);
   };
+  let instance: Instance | undefined;
   const onCrash = (error: unknown) => {
-    instance.unmount();
+    try {
+      instance?.unmount();
+    } catch {
+      // the tree is what crashed
+    }
     restore();
     process.stderr.write(`service-sandbox ui crashed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     process.exit(1);
   };
   const onSignal = () => {
-    instance.unmount();
+    instance?.unmount();
     restore();
     options.onExit?.();
     process.exit(130);
@@ -60,7 +65,7 @@ export async function runUi(options: { connection: Connection; log?: LogSource; 
   process.once('SIGHUP', onSignal);
 
   stdout.write(ENTER_ALT_SCREEN);
-  const instance = render(<Root connection={options.connection} views={views} log={options.log} color={colorsEnabled()} onExit={options.onExit} />, {
+  instance = render(<Root connection={options.connection} views={views} log={options.log} color={colorsEnabled()} onExit={options.onExit} />, {
     exitOnCtrlC: false,
     patchConsole: true,
   });

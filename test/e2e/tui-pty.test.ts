@@ -107,5 +107,18 @@ describe.skipIf(!tmuxPath)('service-sandbox ui in a real terminal (tmux)', () =>
     tmux('send-keys', '-t', session, 'C-c');
     const after = await screenShows(/ui-exited-\d+/);
     expect(after).not.toContain('1 Customers');
+    tmux('kill-session', '-t', session);
+
+    // SIGTERM (a supervisor stopping it): the same, with the signal's exit status.
+    const third = tmux('new-session', '-d', '-s', session, '-x', '80', '-y', '24', `${command}; echo ui-exited-$?; sleep 30`);
+    expect(third.status, third.stderr).toBe(0);
+    await screenShows(/Terminal Test.*APPROVED/);
+    const shell = tmux('list-panes', '-t', session, '-F', '#{pane_pid}').stdout.trim();
+    const node = spawnSync('pgrep', ['-P', shell], { encoding: 'utf8' }).stdout.trim().split('\n')[0]!;
+    expect(node).toMatch(/^\d+$/);
+    process.kill(Number(node), 'SIGTERM');
+    const stopped = await screenShows(/ui-exited-\d+/);
+    expect(stopped).toContain('ui-exited-130');
+    expect(stopped).not.toContain('1 Customers');
   });
 });
