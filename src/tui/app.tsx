@@ -152,13 +152,20 @@ export function App({ client, views, log, color = colorsEnabled(), clockEveryMs 
 
   // Live updates: a change refreshes the visible view's window (debounced), and the clock.
   const pending = useRef<NodeJS.Timeout | undefined>(undefined);
+  const clockPending = useRef<NodeJS.Timeout | undefined>(undefined);
   const latest = useRef({ view, windowTop, listHeight, store });
   latest.current = { view, windowTop, listHeight, store };
   useEffect(
     () =>
       client.subscribe(
         (change: Change) => {
-          if (change.kind === 'clock' || change.kind === 'request') readClock();
+          // The job count follows writes; one read per burst of them.
+          if ((change.kind === 'clock' || change.kind === 'request') && !clockPending.current) {
+            clockPending.current = setTimeout(() => {
+              clockPending.current = undefined;
+              readClock();
+            }, 50);
+          }
           const { view: current } = latest.current;
           if (current.refreshOn && !current.refreshOn(change)) return;
           if (pending.current) return;
@@ -172,7 +179,13 @@ export function App({ client, views, log, color = colorsEnabled(), clockEveryMs 
       ),
     [client, readClock],
   );
-  useEffect(() => () => clearTimeout(pending.current), []);
+  useEffect(
+    () => () => {
+      clearTimeout(pending.current);
+      clearTimeout(clockPending.current);
+    },
+    [],
+  );
 
   // Near the end of what is loaded: load the next page (more pages while a filter hides rows).
   useEffect(() => {

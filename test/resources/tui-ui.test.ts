@@ -44,7 +44,7 @@ function mount(api: Api, props: { color?: boolean; onExit?: () => void } = {}) {
     }
   };
   const type = async (text: string) => press(...text.split(''));
-  const see = async (pattern: string | RegExp, timeout = 3000) => {
+  const see = async (pattern: string | RegExp, timeout = 8000) => {
     const deadline = Date.now() + timeout;
     const test = (f: string) => (typeof pattern === 'string' ? f.includes(pattern) : pattern.test(f));
     while (!test(frame())) {
@@ -347,7 +347,7 @@ describe('terminal UI: platforms', () => {
     mounted.push(instance);
     const frame = () => (instance.lastFrame() ?? '').replace(ANSI, '');
     const until = async (text: string) => {
-      const deadline = Date.now() + 3000;
+      const deadline = Date.now() + 8000;
       while (!frame().includes(text)) {
         if (Date.now() > deadline) throw new Error(`not on screen: ${text}\n${frame()}`);
         await new Promise((resolve) => setTimeout(resolve, 20));
