@@ -84,10 +84,13 @@ describe('start --fixtures, load, export, import', () => {
     expect(run(['import', join(tempDir(), 'missing.json'), '--url', target.origin!]).stderr).toContain('no such file');
   });
 
-  it('ui without a terminal prints a clear error and exits non-zero', () => {
+  it('ui and start --ui without a terminal print a clear error and exit non-zero', () => {
     const result = run(['ui', '--url', 'http://127.0.0.1:9']);
     expect(result.status).not.toBe(0);
     expect(result.stderr).toContain('needs an interactive terminal');
     expect(result.stderr).toContain('customers list');
+    const started = run(['start', '--ui', '--port', '0', '--memory']);
+    expect(started.status).not.toBe(0);
+    expect(started.stderr).toContain('needs an interactive terminal');
   });
 });
