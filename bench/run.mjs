@@ -105,6 +105,7 @@ async function main() {
         await stop(fresh.child);
       }
     }
+    for (const r of await (await import('./tui.mjs')).benchTui()) row(r.name, r.value, r.unit, r.target, r.ok);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

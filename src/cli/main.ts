@@ -9,6 +9,8 @@ import { registerSetupCommands } from './setup.js';
 import { registerWebhooksCommands } from './webhooks.js';
 import { addStartOptions, startOptionsOf } from './start-options.js';
 import { registerFaultCommands } from './faults.js';
+import { registerUiCommands } from './ui.js';
+import { registerStateCommands } from './state.js';
 
 /** The package version: package.json sits one folder above the bundle (dist/) or two above src/cli. */
 function packageVersion(): string {
@@ -73,6 +75,8 @@ export function buildProgram(): Command {
   registerCustomerCommands(program);
   registerWebhooksCommands(program);
   registerFaultCommands(program);
+  registerUiCommands(program);
+  registerStateCommands(program);
 
   program.addHelpText('after', `\nStart flags (service-sandbox [start] [flags]):\n${optionsText(start)}\n`);
   withExamples(program, [

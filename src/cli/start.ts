@@ -5,6 +5,7 @@ import { platformService } from '../resources/platform/index.js';
 import { createLogger, silentLogger, type LogFormat } from '../server/logger.js';
 import { StoreOpenError } from '../store/db.js';
 import { CliError } from './client.js';
+import { loadFixturesAtStart, logPane, runStartUi, startExtras } from './ui.js';
 
 /** Flags of `service-sandbox start`, parsed. */
 export interface StartOptions {
@@ -21,7 +22,9 @@ export interface StartOptions {
 
 /** Starts the sandbox, prints the ready line and banner, and shuts down cleanly on SIGINT/SIGTERM. */
 export async function runStart(options: StartOptions): Promise<void> {
-  const logger = options.quiet ? silentLogger : createLogger(options.logFormat);
+  const extras = startExtras();
+  const pane = extras.ui ? logPane() : undefined;
+  const logger = pane ? pane.logger : options.quiet ? silentLogger : createLogger(options.logFormat);
   let sandbox;
   try {
     sandbox = await startSandbox({
@@ -37,6 +40,8 @@ export async function runStart(options: StartOptions): Promise<void> {
     if (error instanceof ListenError || error instanceof StoreOpenError || error instanceof SandboxOptionError) throw new CliError(error.message);
     throw error;
   }
+  if (extras.fixtures) await loadFixturesAtStart(sandbox, extras.fixtures);
+  if (pane) return runStartUi(sandbox, pane.source);
   // CI waits for exactly this line; the banner goes out in the same write.
   let banner = `service-sandbox ready at ${sandbox.baseUrl}\n`;
   if (options.logFormat === 'pretty') {

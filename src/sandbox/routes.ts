@@ -11,6 +11,8 @@ import { faultRuleRequest, faultRulesOf } from '../server/faults.js';
 import type { AppEnv } from '../server/env.js';
 import { jsonBody } from '../server/validate.js';
 import { resetPlatformData } from './reset.js';
+import { changeRoutes } from './changes.js';
+import { stateRoutes } from './state-routes.js';
 
 const advanceBody = z.object({
   seconds: z.number().positive().max(10 * 365 * 24 * 3600),
@@ -62,6 +64,8 @@ export function controlPlane(ctx: SandboxContext, areas: readonly Area[]): Hono<
     if (faultRulesOf(ctx).clear(c.get('platform').id, faultId) === 0) throw notFound('NOT_FOUND', `No armed fault ${faultId}; GET /_sandbox/faults lists them.`);
     return c.json({ cleared: 1 });
   });
+  app.route('/changes', changeRoutes(ctx));
+  app.route('/', stateRoutes(ctx, areas, async () => (await import('../server/app.js')).createApp(ctx, areas).fetch));
 
   app.post('/reset', (c) => {
     const platform = c.get('platform');

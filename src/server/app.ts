@@ -7,6 +7,7 @@ import type { SandboxContext } from '../context.js';
 import { CONTRACT_VERSION, operations, toHonoPath, type ContractOperation } from '../generated/operations.js';
 import type { Area } from '../resources/area.js';
 import { controlPlane } from '../sandbox/routes.js';
+import { changeNotifier } from '../sandbox/changes.js';
 import { basicAuth } from './auth.js';
 import { bodyLimits } from './body-limits.js';
 import { faultGate } from './faults.js';
@@ -127,6 +128,7 @@ export function createApp(ctx: SandboxContext, areas: readonly Area[]): Hono<App
 
   app.use('*', bodyLimits(normalizePath));
 
+  app.use('*', changeNotifier(ctx));
   app.route('/_sandbox', controlPlane(ctx, areas));
   for (const area of areas) if (area.extraRoutes) app.route('/', area.extraRoutes(ctx));
 

@@ -23,7 +23,7 @@ interface BodyLimit {
 /**
  * Request body limits, checked before a body is read (on `Content-Length`, or while a chunked
  * body streams in): documents 10 MB (API.md Limits), bulk CSV 10 MB, hosted KYC uploads 10 MB,
- * the hosted ownership form 64 KB, anything else 1 MB. Paths are after the base-path
+ * the hosted ownership form 64 KB, snapshot imports and fixture files 512 MB, anything else 1 MB. Paths are after the base-path
  * normalisation (any prefix before `/2025-10-13` is gone).
  */
 export const BODY_LIMITS: readonly BodyLimit[] = [
@@ -48,6 +48,14 @@ export const BODY_LIMITS: readonly BodyLimit[] = [
     maxBytes: 10 * MB + MULTIPART_OVERHEAD,
     status: 413,
     message: 'The upload is larger than 10 MB.',
+  },
+  {
+    // A whole platform's state: a 10,000-customer snapshot is about 6 MB.
+    name: 'snapshot import and fixtures',
+    matches: (path) => path === '/_sandbox/snapshot' || path === '/_sandbox/fixtures',
+    maxBytes: 512 * MB,
+    status: 413,
+    message: 'The snapshot or fixture file is larger than 512 MB.',
   },
   {
     name: 'hosted ownership',

@@ -41,6 +41,9 @@ export class SqliteJobStore implements JobStore {
   private readonly removeStmt;
   private readonly removePlatformStmt;
   private readonly countStmt;
+  private readonly listFirstStmt;
+  private readonly listAfterStmt;
+  private readonly countPlatformStmt;
 
   private readonly runInTransaction;
 
@@ -54,6 +57,9 @@ export class SqliteJobStore implements JobStore {
     this.removeStmt = db.prepare('DELETE FROM jobs WHERE id = ?');
     this.removePlatformStmt = db.prepare('DELETE FROM jobs WHERE platform_id = ?');
     this.countStmt = db.prepare('SELECT COUNT(*) AS n FROM jobs');
+    this.listFirstStmt = db.prepare('SELECT * FROM jobs WHERE platform_id = ? ORDER BY due_at, id LIMIT ?');
+    this.listAfterStmt = db.prepare('SELECT * FROM jobs WHERE platform_id = ? AND (due_at > ? OR (due_at = ? AND id > ?)) ORDER BY due_at, id LIMIT ?');
+    this.countPlatformStmt = db.prepare('SELECT COUNT(*) AS n FROM jobs WHERE platform_id = ?');
   }
 
   insert(job: Job): void {
@@ -76,6 +82,21 @@ export class SqliteJobStore implements JobStore {
   /** How many jobs are pending. */
   count(): number {
     return (this.countStmt.get() as { n: number }).n;
+  }
+
+  /** A platform's pending jobs by due time, after the job `(afterDueAt, afterId)` (the control plane's job list). */
+  listPlatform(platformId: string, after: { dueAt: number; id: string } | undefined, limit: number): Job[] {
+    const rows = (
+      after
+        ? this.listAfterStmt.all(platformId, after.dueAt, after.dueAt, after.id, limit)
+        : this.listFirstStmt.all(platformId, limit)
+    ) as JobRow[];
+    return rows.map(toJob);
+  }
+
+  /** How many jobs of a platform are pending. */
+  countPlatform(platformId: string): number {
+    return (this.countPlatformStmt.get(platformId) as { n: number }).n;
   }
 
   /** Drops a platform's pending jobs (sandbox reset). */

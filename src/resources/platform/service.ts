@@ -121,7 +121,8 @@ export class PlatformService {
     return platform;
   }
 
-  private invalidate(): void {
+  /** Drops the cached platforms (after a write, or a rolled-back fixture load). */
+  invalidate(): void {
     this.cache.clear();
     this.byIdCache.clear();
   }

@@ -1,0 +1,133 @@
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { Option, type Command } from 'commander';
+import type { RunningSandbox } from '../index.js';
+import { createLogger, type Logger } from '../server/logger.js';
+import { CliError, clientOptions, withClientOptions } from './client.js';
+
+/** What `start --ui` / `start --fixtures <file>` asked for (read by start.ts). */
+export interface StartExtras {
+  ui: boolean;
+  fixtures: string | undefined;
+}
+
+let extras: StartExtras = { ui: false, fixtures: undefined };
+
+/** The `--ui` / `--fixtures` flags of the start command being run. */
+export function startExtras(): StartExtras {
+  return extras;
+}
+
+/** The terminal UI module, loaded only when used (ink and react stay out of every other command's start). */
+async function loadTui(): Promise<typeof import('../tui/run.js')> {
+  // A computed specifier: the CLI bundle leaves it alone and it resolves to dist/tui/run.js.
+  const specifier = '../tui/run.js';
+  return (await import(specifier)) as typeof import('../tui/run.js');
+}
+
+/** A bounded request log the `start --ui` pane shows. */
+export function logPane(limit = 200): { logger: Logger; source: { lines(): readonly string[]; subscribe(listener: () => void): () => void } } {
+  const lines: string[] = [];
+  const listeners = new Set<() => void>();
+  const base = createLogger('pretty', (text) => {
+    for (const line of text.split('\n')) if (line) lines.push(line);
+    if (lines.length > limit) lines.splice(0, lines.length - limit);
+    for (const listener of listeners) listener();
+  });
+  // The UI's own plumbing (its clock reads and change stream) stays out of the pane.
+  const logger: Logger = {
+    ...base,
+    request: (fields) => {
+      if (fields.method === 'GET' && /^\/_sandbox\/(clock|changes)$/.test(fields.path)) return;
+      base.request(fields);
+    },
+  };
+  return {
+    logger,
+    source: {
+      lines: () => lines,
+      subscribe: (listener) => {
+        listeners.add(listener);
+        return () => listeners.delete(listener);
+      },
+    },
+  };
+}
+
+/**
+ * `start --fixtures <file>`: applies the file to the fresh sandbox before the ready line,
+ * through the same in-process API calls as `load`. A broken file closes the sandbox and fails.
+ */
+export async function loadFixturesAtStart(sandbox: RunningSandbox, file: string): Promise<void> {
+  const [{ applyFixtures, parseFixtureText }, { createApp }, { areas }] = await Promise.all([
+    import('../sandbox/fixtures.js'),
+    import('../server/app.js'),
+    import('../resources/registry.js'),
+  ]);
+  try {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (error) {
+      throw new CliError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
+    }
+    const document = parseFixtureText(basename(file), text);
+    await applyFixtures(sandbox.context, createApp(sandbox.context, areas).fetch, document, {
+      file: basename(file),
+      clientId: sandbox.clientId,
+      clientSecret: sandbox.clientSecret,
+    });
+  } catch (error) {
+    await sandbox.close();
+    throw new CliError((error as Error).message);
+  }
+}
+
+/** `start --ui`: the terminal UI over the in-process sandbox, its request log in a pane; quitting stops the sandbox. */
+export async function runStartUi(sandbox: RunningSandbox, log: ReturnType<typeof logPane>['source']): Promise<void> {
+  const { runUi, NoTerminalError } = await loadTui();
+  try {
+    await runUi({ connection: { url: sandbox.origin, clientId: sandbox.clientId, clientSecret: sandbox.clientSecret }, log });
+  } catch (error) {
+    await sandbox.close();
+    if (error instanceof NoTerminalError) throw new CliError(error.message);
+    throw error;
+  }
+  await sandbox.close();
+  process.exit(0);
+}
+
+/** `service-sandbox ui`, and the `--ui` / `--fixtures` flags of `start`. */
+export function registerUiCommands(program: Command): void {
+  const start = program.commands.find((command) => command.name() === 'start');
+  if (start) {
+    start
+      .addOption(new Option('--ui', 'run the terminal UI over this sandbox (the request log goes into a pane)'))
+      .addOption(new Option('--fixtures <file>', 'apply a fixture file (JSON or YAML) before the ready line'))
+      .hook('preAction', (command) => {
+        const opts = command.opts<{ ui?: boolean; fixtures?: string }>();
+        extras = { ui: Boolean(opts.ui), fixtures: opts.fixtures };
+      });
+  }
+
+  withClientOptions(
+    program
+      .command('ui')
+      .description('interactive terminal UI over a running sandbox: customers, accounts, transactions, webhooks, clock and jobs, live')
+      .addOption(new Option('--platform <clientId[:secret]>', 'show another platform (its client id, and secret unless it is --client-secret)')),
+  ).action(async (opts: Record<string, unknown>) => {
+    const options = clientOptions(opts);
+    if (typeof opts.platform === 'string') {
+      const colon = opts.platform.indexOf(':');
+      options.clientId = colon < 0 ? opts.platform : opts.platform.slice(0, colon);
+      if (colon >= 0) options.clientSecret = opts.platform.slice(colon + 1);
+    }
+    const { runUi, NoTerminalError } = await loadTui();
+    try {
+      await runUi({ connection: options });
+    } catch (error) {
+      if (error instanceof NoTerminalError) throw new CliError(error.message);
+      throw error;
+    }
+  });
+}

@@ -1,0 +1,191 @@
+import type { SandboxContext } from '../context.js';
+import { ApiError, ErrorCode } from '../core/errors.js';
+import type { Area } from '../resources/area.js';
+import { platformService, type Platform } from '../resources/platform/index.js';
+import { resetPlatformData } from './reset.js';
+import { webhookDelivery } from '../events/index.js';
+
+/** The format tag and version of a snapshot file. */
+export const SNAPSHOT_FORMAT = 'service-sandbox-snapshot';
+export const SNAPSHOT_VERSION = 1;
+
+/** One table's rows: column names once, then one array of values per row. */
+export interface SnapshotTable {
+  columns: string[];
+  rows: unknown[][];
+}
+
+/**
+ * A platform's whole state: every row of every table that carries a `platform_id` column
+ * (discovered from the schema, so tables added by later areas are included without a change
+ * here), the platform's own settings and configuration, the clock, and pending jobs (which are
+ * rows of `jobs`, due times kept relative to the snapshot's clock).
+ */
+export interface Snapshot {
+  format: typeof SNAPSHOT_FORMAT;
+  version: number;
+  platformId: string;
+  clock: { now: string; nowMs: number; offsetMs: number };
+  platform: { regulated: number; settings: string; config_id: string; config: string; created_at: string; updated_at: string };
+  tables: Record<string, SnapshotTable>;
+}
+
+interface ColumnInfo {
+  name: string;
+  type: string;
+  pk: number;
+}
+
+/** Platform-owned tables and their columns, read from the schema. */
+function platformTables(ctx: SandboxContext): Map<string, ColumnInfo[]> {
+  const names = ctx.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`).all() as { name: string }[];
+  const out = new Map<string, ColumnInfo[]>();
+  for (const { name } of names) {
+    const columns = ctx.db.prepare(`SELECT name, type, pk FROM pragma_table_info(?)`).all(name) as ColumnInfo[];
+    if (columns.some((c) => c.name === 'platform_id')) out.set(name, columns);
+  }
+  return out;
+}
+
+/** A column SQLite fills in itself (an INTEGER PRIMARY KEY is the rowid): left out on import, rows kept in order. */
+const isRowid = (column: ColumnInfo, columns: ColumnInfo[]) =>
+  column.pk === 1 && columns.filter((c) => c.pk > 0).length === 1 && column.type.toUpperCase() === 'INTEGER';
+
+const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
+const encode = (value: unknown) => (Buffer.isBuffer(value) ? { $base64: value.toString('base64') } : value);
+const decode = (value: unknown) =>
+  value !== null && typeof value === 'object' && '$base64' in value ? Buffer.from(String((value as { $base64: string }).$base64), 'base64') : value;
+
+/** Reads a platform's whole state, in one read transaction. */
+export function exportSnapshot(ctx: SandboxContext, platform: Platform): Snapshot {
+  return ctx.tx(() => {
+    const tables: Record<string, SnapshotTable> = {};
+    for (const [name, columns] of platformTables(ctx)) {
+      const keys = columns.filter((c) => c.pk > 0).sort((a, b) => a.pk - b.pk);
+      // Insertion order where SQLite keeps one (rowid tables), else the primary key (WITHOUT ROWID).
+      const withoutRowid = /WITHOUT\s+ROWID/i.test(String((ctx.db.prepare(`SELECT sql FROM sqlite_master WHERE name = ?`).get(name) as { sql: string }).sql));
+      const order = withoutRowid ? keys.map((c) => quote(c.name)).join(', ') : 'rowid';
+      const statement = ctx.db.prepare(`SELECT * FROM ${quote(name)} WHERE platform_id = ? ORDER BY ${order}`).raw(true);
+      const rows = (statement.all(platform.id) as unknown[][]).map((row) => row.map(encode));
+      tables[name] = { columns: columns.map((c) => c.name), rows };
+    }
+    const row = ctx.db.prepare('SELECT regulated, settings, config_id, config, created_at, updated_at FROM platforms WHERE id = ?').get(platform.id) as Snapshot['platform'];
+    const nowMs = ctx.clock.now();
+    return {
+      format: SNAPSHOT_FORMAT,
+      version: SNAPSHOT_VERSION,
+      platformId: platform.id,
+      clock: { now: new Date(nowMs).toISOString(), nowMs, offsetMs: ctx.clock.offset },
+      platform: row,
+      tables,
+    };
+  });
+}
+
+const invalid = (message: string, details?: Record<string, unknown>) => new ApiError(400, ErrorCode.INVALID_INPUT, message, details);
+
+/** Checks the shape of a parsed snapshot file; a wrong one is a 400 naming what is wrong. */
+export function checkSnapshot(input: unknown): Snapshot {
+  const s = input as Partial<Snapshot> | null;
+  if (!s || typeof s !== 'object' || s.format !== SNAPSHOT_FORMAT) {
+    throw invalid(`This is not a service-sandbox snapshot (expected "format": "${SNAPSHOT_FORMAT}").`);
+  }
+  if (s.version !== SNAPSHOT_VERSION) throw invalid(`Snapshot version ${String(s.version)} is not supported (this sandbox reads version ${SNAPSHOT_VERSION}).`);
+  if (typeof s.platformId !== 'string' || !s.clock || typeof s.clock.nowMs !== 'number' || typeof s.clock.offsetMs !== 'number') {
+    throw invalid('The snapshot has no platformId or clock.');
+  }
+  if (!s.platform || typeof s.platform.config !== 'string' || !s.tables || typeof s.tables !== 'object') {
+    throw invalid('The snapshot has no platform or tables.');
+  }
+  for (const [name, table] of Object.entries(s.tables)) {
+    if (!Array.isArray(table?.columns) || !Array.isArray(table.rows)) throw invalid(`Table ${name} of the snapshot has no columns or rows.`);
+  }
+  return s as Snapshot;
+}
+
+/**
+ * Replaces the calling platform's state with a snapshot's, in one transaction: the platform's
+ * data is wiped (as `reset` does), every table's rows inserted under the calling platform's id
+ * (its credentials stay), its settings and configuration restored, the clock offset moved
+ * forward to the snapshot's (the clock never goes back) and each pending job kept as far ahead
+ * of the clock as it was. The platform keeps its credentials and takes the snapshot's platform
+ * id unless another platform here has it. Returns the platform id and each table's row count.
+ */
+export function importSnapshot(
+  ctx: SandboxContext,
+  areas: readonly Area[],
+  platform: Platform,
+  snapshot: Snapshot,
+): { platformId: string; tables: Record<string, number> } {
+  const known = platformTables(ctx);
+  for (const [name, table] of Object.entries(snapshot.tables)) {
+    const columns = known.get(name);
+    if (!columns) throw invalid(`The snapshot has a table ${name} this sandbox does not have (a newer version made it?).`, { table: name });
+    const missing = table.columns.filter((c) => !columns.some((k) => k.name === c));
+    if (missing.length) throw invalid(`Table ${name} of the snapshot has columns this sandbox does not have: ${missing.join(', ')}.`, { table: name });
+  }
+  // The calling platform takes the snapshot's id when no other platform here has it (a fresh
+  // sandbox), so every GET is byte for byte the same; else references are moved to its own id.
+  const from = snapshot.platformId;
+  const taken = from !== platform.id && ctx.db.prepare('SELECT 1 FROM platforms WHERE id = ?').get(from) !== undefined;
+  const to = taken ? platform.id : from;
+  // Ids of a platform are `Platform:<uuid>`: a plain replacement moves references, in JSON too.
+  const move = (value: unknown) => (typeof value === 'string' && from !== to && value.includes(from) ? value.split(from).join(to) : value);
+  const counts: Record<string, number> = {};
+  // The clock moves forward to the snapshot's offset (never back), once the rows are in.
+  const ahead = Math.max(0, snapshot.clock.offsetMs - ctx.clock.offset);
+  const restore = () =>
+    ctx.tx(() => {
+      resetPlatformData(ctx, areas, platform);
+      if (to !== platform.id) {
+        ctx.db.prepare('UPDATE platforms SET id = ? WHERE id = ?').run(to, platform.id);
+        for (const name of known.keys()) ctx.db.prepare(`UPDATE ${quote(name)} SET platform_id = ? WHERE platform_id = ?`).run(to, platform.id);
+        platformService(ctx).invalidate();
+      }
+      const shift = ctx.clock.now() + ahead - snapshot.clock.nowMs;
+      for (const [name, table] of Object.entries(snapshot.tables)) {
+        const columns = known.get(name)!;
+        const keep = table.columns.map((c, i) => ({ c, i, info: columns.find((k) => k.name === c)! })).filter(({ info }) => !isRowid(info, columns));
+        const insert = ctx.db.prepare(`INSERT INTO ${quote(name)} (${keep.map(({ c }) => quote(c)).join(', ')}) VALUES (${keep.map(() => '?').join(', ')})`);
+        const dueAt = name === 'jobs' ? keep.findIndex(({ c }) => c === 'due_at') : -1;
+        for (const row of table.rows) {
+          const values = keep.map(({ i }) => move(decode(row[i])));
+          if (dueAt >= 0) values[dueAt] = Number(values[dueAt]) + shift;
+          insert.run(values);
+        }
+        counts[name] = table.rows.length;
+      }
+      ctx.db
+        .prepare('UPDATE platforms SET regulated = ?, settings = ?, config_id = ?, config = ?, created_at = ?, updated_at = ? WHERE id = ?')
+        .run(snapshot.platform.regulated, snapshot.platform.settings, snapshot.platform.config_id, move(snapshot.platform.config), snapshot.platform.created_at, snapshot.platform.updated_at, to);
+      // Through the service, so its caches of this platform are dropped.
+      const restored = JSON.parse(snapshot.platform.settings) as Platform['settings'];
+      platformService(ctx).updateSettings({ ...platform, id: to }, restored);
+      ctx.db.prepare('UPDATE platforms SET updated_at = ? WHERE id = ?').run(snapshot.platform.updated_at, to);
+    });
+  try {
+    restore();
+  } catch (error) {
+    platformService(ctx).invalidate();
+    const code = (error as { code?: string }).code ?? '';
+    if (!code.startsWith('SQLITE_CONSTRAINT')) throw error;
+    // Resource ids are unique across the sandbox: the snapshot's rows are still here under another platform.
+    throw new ApiError(
+      409,
+      ErrorCode.CONFLICT,
+      `The snapshot's rows collide with rows already in this sandbox (${(error as Error).message}); import it into a fresh sandbox, or reset the platform it was taken from first.`,
+    );
+  }
+  if (ahead > 0) ctx.clock.moveTo(ctx.clock.now() + ahead);
+  // Deliveries that were in flight when the snapshot was taken are due again (as after a restart).
+  ctx.tx(() => ctx.db.prepare(`UPDATE events SET delivery_state = 'PENDING' WHERE platform_id = ? AND delivery_state = 'SENDING'`).run(to));
+  try {
+    webhookDelivery(ctx).kick();
+  } catch {
+    // no delivery worker in this context
+  }
+  // Due jobs of the restored world run at once; the others wait on the timer.
+  ctx.scheduler.advance(0);
+  return { platformId: to, tables: counts };
+}

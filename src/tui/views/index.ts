@@ -1,0 +1,20 @@
+import { accountsView } from './accounts.js';
+import { customersView } from './customers.js';
+import { externalAccountsView } from './external-accounts.js';
+import { jobsView } from './jobs.js';
+import { transactionsView } from './transactions.js';
+import type { ResourceView } from './types.js';
+import { webhooksView } from './webhooks.js';
+
+export type { Column, DetailSection, Page, ResourceView, ViewAction } from './types.js';
+export { contractListView } from './types.js';
+
+/** The views, in tab order (keys 1-9). A new resource view is one line here. */
+export const views: readonly ResourceView<any>[] = [
+  customersView,
+  accountsView,
+  externalAccountsView,
+  transactionsView,
+  webhooksView,
+  jobsView,
+];

@@ -1,0 +1,124 @@
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { randomUUID } from 'node:crypto';
+import { afterAll, describe, expect, it } from 'vitest';
+
+/**
+ * Drives `service-sandbox ui` in a real pseudo-terminal (tmux, on a server of its own) against
+ * a running sandbox: a customer created over HTTP appears, `a` approves it, and the status turns
+ * APPROVED on screen and in the API.
+ */
+const bin = fileURLToPath(new URL('../../bin/service-sandbox.js', import.meta.url));
+const tmuxPath = ['/usr/bin/tmux', '/usr/local/bin/tmux'].find((p) => existsSync(p));
+const socket = `sandbox-tui-${process.pid}-${randomUUID().slice(0, 8)}`;
+const session = 'ui';
+let sandbox: ChildProcessWithoutNullStreams | undefined;
+
+const tmux = (...args: string[]) => spawnSync(tmuxPath!, ['-L', socket, ...args], { encoding: 'utf8' });
+
+afterAll(() => {
+  if (tmuxPath) tmux('kill-server');
+  if (sandbox && sandbox.exitCode === null) sandbox.kill('SIGKILL');
+});
+
+function startSandbox(): Promise<string> {
+  const cwd = mkdtempSync(join(tmpdir(), 'service-sandbox-tui-'));
+  sandbox = spawn(process.execPath, [bin, '--port', '0', '--memory', '--quiet'], { cwd, env: { ...process.env, FORCE_COLOR: '0' } });
+  let out = '';
+  return new Promise((resolve, reject) => {
+    sandbox!.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /service-sandbox ready at (http:\/\/127\.0\.0\.1:\d+)\/2025-10-13/.exec(out);
+      if (match) resolve(match[1]!);
+    });
+    sandbox!.on('exit', (code) => reject(new Error(`sandbox exited ${code}`)));
+  });
+}
+
+/** Polls the pane until `pattern` shows (bounded), returning the screen. */
+async function screenShows(pattern: RegExp, timeoutMs = 10_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  let screen = '';
+  while (Date.now() < deadline) {
+    screen = tmux('capture-pane', '-p', '-t', session).stdout;
+    if (pattern.test(screen)) return screen;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`the screen never showed ${pattern}:\n${screen}`);
+}
+
+describe.skipIf(!tmuxPath)('service-sandbox ui in a real terminal (tmux)', () => {
+  it('a customer created over HTTP appears; a approves its KYC: APPROVED on screen and in the API', async () => {
+    const origin = await startSandbox();
+    const admin = `Basic ${Buffer.from('sandbox-client-id:sandbox-client-secret').toString('base64')}`;
+    const clientId = `tui-${randomUUID().slice(0, 8)}`;
+    const clientSecret = `secret-${randomUUID()}`;
+    const platform = await fetch(`${origin}/_sandbox/platforms`, {
+      method: 'POST',
+      headers: { Authorization: admin, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ clientId, clientSecret, regulated: false }),
+    });
+    expect(platform.status).toBe(201);
+    const auth = `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`;
+
+    const command = `NO_COLOR=1 ${JSON.stringify(process.execPath)} ${JSON.stringify(bin)} ui --url ${origin} --client-id ${clientId} --client-secret ${clientSecret}`;
+    const started = tmux('new-session', '-d', '-s', session, '-x', '100', '-y', '30', command);
+    expect(started.status, started.stderr).toBe(0);
+    await screenShows(/1 Customers .*\n[\s\S]*nothing yet/);
+    await screenShows(/live \|/);
+
+    // The `001` suffix keeps an individual PENDING (sandbox-rules.md, customers at creation).
+    const created = await fetch(`${origin}/2025-10-13/customers`, {
+      method: 'POST',
+      headers: { Authorization: auth, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ customerType: 'INDIVIDUAL', fullName: 'Terminal Tester 001', birthDate: '1990-01-15', nationality: 'US' }),
+    });
+    expect(created.status).toBe(201);
+    const customer = (await created.json()) as { id: string; kycStatus: string };
+    if (customer.kycStatus === 'APPROVED') {
+      await fetch(`${origin}/_sandbox/customers/${encodeURIComponent(customer.id)}/kyc-decision`, {
+        method: 'POST',
+        headers: { Authorization: auth, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ decision: 'HOLD' }),
+      });
+    }
+    const before = await screenShows(/> \S+\s+INDIVIDUAL Terminal Tester 001\s+(PENDING|HOLD|UNVERIFIED)/);
+    expect(before).not.toMatch(/Terminal Tester 001\s+APPROVED/);
+
+    tmux('send-keys', '-t', session, 'a');
+    await screenShows(/Terminal Tester 001\s+APPROVED/);
+    const check = await fetch(`${origin}/2025-10-13/customers/${encodeURIComponent(customer.id)}`, { headers: { Authorization: auth } });
+    expect(((await check.json()) as { kycStatus: string }).kycStatus).toBe('APPROVED');
+
+    // q quits and the terminal is given back (the shell's command ends, so the pane's session goes).
+    tmux('send-keys', '-t', session, 'q');
+    const deadline = Date.now() + 5000;
+    while (tmux('has-session', '-t', session).status === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(tmux('has-session', '-t', session).status).not.toBe(0);
+
+    // Ctrl-C: the UI ends and the terminal is restored (the shell that ran it prints on the
+    // normal screen again, not the UI's alternate screen).
+    const again = tmux('new-session', '-d', '-s', session, '-x', '80', '-y', '24', `${command}; echo ui-exited-$?; sleep 30`);
+    expect(again.status, again.stderr).toBe(0);
+    await screenShows(/Terminal Test.*APPROVED/);
+    tmux('send-keys', '-t', session, 'C-c');
+    const after = await screenShows(/ui-exited-\d+/);
+    expect(after).not.toContain('1 Customers');
+    tmux('kill-session', '-t', session);
+
+    // SIGTERM (a supervisor stopping it): the same, with the signal's exit status.
+    const third = tmux('new-session', '-d', '-s', session, '-x', '80', '-y', '24', `${command}; echo ui-exited-$?; sleep 30`);
+    expect(third.status, third.stderr).toBe(0);
+    await screenShows(/Terminal Test.*APPROVED/);
+    const shell = tmux('list-panes', '-t', session, '-F', '#{pane_pid}').stdout.trim();
+    const node = spawnSync('pgrep', ['-P', shell], { encoding: 'utf8' }).stdout.trim().split('\n')[0]!;
+    expect(node).toMatch(/^\d+$/);
+    process.kill(Number(node), 'SIGTERM');
+    const stopped = await screenShows(/ui-exited-\d+/);
+    expect(stopped).toContain('ui-exited-130');
+    expect(stopped).not.toContain('1 Customers');
+  });
+});
