@@ -78,6 +78,7 @@ const notImplemented =
 /** Serializes an ApiError: the one place an error body is written. */
 function sendError(c: Context<AppEnv>, error: ApiError): Response {
   if (error.status === 401) c.header('WWW-Authenticate', 'Basic realm="service-sandbox"');
+  if (error.status === 429 && typeof error.details?.retryAfterSeconds === 'number') c.header('Retry-After', String(error.details.retryAfterSeconds));
   return c.json(error.toBody(), error.status as ContentfulStatusCode);
 }
 
