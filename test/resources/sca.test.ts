@@ -388,6 +388,8 @@ describe('quotes under SCA', () => {
     expect(late.status).toBe(400);
     expect(late.body.details.reason).toBe('CHALLENGE_EXPIRED');
     expect((await api.post(`/quotes/${quote.id}/authorize/resend`)).status).toBe(409);
+    expect((await api.get(`/quotes/${quote.id}`)).body.status).toBe('EXPIRED');
+    expect((await api.get(`/transactions/${quote.transactionId}`)).body.status).toBe('EXPIRED');
   });
 });
 

@@ -622,6 +622,16 @@ export function advanceQuoteAuthorization(ctx: SandboxContext, platform: Platfor
   return present(ctx, quoteRow(ctx, platform.id, quoteId));
 }
 
+/** SCA (issue 14): a quote whose challenge expired unanswered expires, and its transaction with it. */
+export function expireQuoteAuthorization(ctx: SandboxContext, platformId: string, quoteId: string): void {
+  const row = repoOf(ctx).byId(platformId, quoteId);
+  if (!row || row.status !== 'PENDING_AUTHORIZATION') return;
+  const body = JSON.parse(row.body) as Record<string, unknown>;
+  delete body.scaChallenge;
+  repoOf(ctx).update(row.id, 'EXPIRED', JSON.stringify({ ...body, status: 'EXPIRED' }));
+  updateTransaction(ctx, platformId, row.transaction_id, { status: 'EXPIRED' });
+}
+
 /** Wipes a platform's quotes (sandbox reset). */
 export function removePlatformQuotes(ctx: SandboxContext, platformId: string): void {
   repoOf(ctx).removePlatform(platformId);

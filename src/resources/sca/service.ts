@@ -17,12 +17,14 @@ import {
 import { EU_COUNTRIES, enrollVerifiedPhone, getCustomer, type CustomerRecord } from '../customers/index.js';
 import { getExternalAccount } from '../external-accounts/index.js';
 import type { Platform } from '../platform/index.js';
-import { advanceQuoteAuthorization, getQuote } from '../quotes/index.js';
+import { advanceQuoteAuthorization, expireQuoteAuthorization, getQuote } from '../quotes/index.js';
 import { ScaRepo, type ChallengeRow, type CustomerStateRow, type FactorRow, type ResetRow } from './repo.js';
 import type { ConfirmRequest, LoginCompleteRequest, Proof, ScaFactor } from './schemas.js';
 
 /** Job kind: a 2FA reset's liveness check moves on (sandbox delay). */
 export const RESET_LIVENESS_JOB = 'sca.reset-liveness';
+/** Job kind: a quote's challenge reaches its `expiresAt`; unanswered, the quote expires. */
+export const QUOTE_CHALLENGE_EXPIRY_JOB = 'sca.quote-challenge-expiry';
 
 const repoOf = perContext((ctx: SandboxContext) => new ScaRepo(ctx.db));
 
@@ -357,7 +359,14 @@ function newChallenge(
     created_at: iso(now),
   };
   repo.insertChallenge(row);
+  if (kind === 'QUOTE') ctx.scheduler.schedule(customer.platformId, QUOTE_CHALLENGE_EXPIRY_JOB, scaTimings.challengeSeconds * 1000, { challengeId: row.id });
   return row;
+}
+
+/** Job: an unanswered quote challenge expired, so the quote and its transaction expire. */
+export function expireQuoteChallenge(ctx: SandboxContext, platformId: string, challengeId: string): void {
+  const row = repoOf(ctx).challenge(platformId, challengeId);
+  if (row?.status === 'OPEN') expireQuoteAuthorization(ctx, platformId, row.subject_id);
 }
 
 function passkeyOptions(ctx: SandboxContext, customer: CustomerRecord, challenge: string): Record<string, unknown> {
