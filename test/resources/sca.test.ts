@@ -101,6 +101,20 @@ describe('SCA scope', () => {
   });
 });
 
+describe('SCA scope by region', () => {
+  it('EEA Norway is in scope with the phone on file (no contact verification there); Switzerland and Britain are not', async () => {
+    const api = await s.api.newPlatform();
+    const norway = (await api.post('/customers', individual(['EUR'], { region: 'NO', phoneNumber: '+4741234567' }))).body;
+    expect((await api.get(`/sca/factors?${q(norway.id)}`)).body.factors.map((f: { factor: string }) => f.factor)).toEqual(['SMS_OTP']);
+    for (const region of ['CH', 'GB']) {
+      const outside = (await api.post('/customers', individual(['EUR'], { region }))).body;
+      const res = await api.get(`/sca/factors?${q(outside.id)}`);
+      expect(res.status).toBe(409);
+      expect(res.body.details).toMatchObject({ reason: 'SCA_NOT_REQUIRED', region });
+    }
+  });
+});
+
 describe('factors and login', () => {
   it('a German customer lists SMS, enrolls TOTP with a code computed from the returned secret, and logs in with TOTP', async () => {
     const api = await s.api.newPlatform();
@@ -369,6 +383,29 @@ describe('quotes under SCA', () => {
     const executed = await api.post(`/quotes/${trusted.id}/execute`);
     expect(executed.body.status).toBe('PROCESSING');
     expect(executed.body.scaChallenge).toBeUndefined();
+  });
+
+  it('wrong codes at authorize count toward the lockout: 423 ACCOUNT_LOCKED until it expires; a TOTP code answers a trust challenge', async () => {
+    const api = await s.api.newPlatform();
+    const { customer, usd } = await german(api);
+    const totp = (await api.post(`/sca/factors?${q(customer.id)}`, { type: 'TOTP' })).body;
+    await api.post(`/sca/factors/confirm?${q(customer.id)}`, { type: 'TOTP', secret: totp.secret, code: '123456' });
+    await api.post(`/sandbox/internal-accounts/${usd.id}/fund`, { amount: 1_000_00 });
+    const dest = await usdcAddress(api, customer.id);
+    await login(api, customer.id);
+    const quote = (await api.post('/quotes', { source: { sourceType: 'ACCOUNT', accountId: usd.id }, destination: { destinationType: 'ACCOUNT', accountId: dest }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 50_00 })).body;
+    await api.post(`/quotes/${quote.id}/execute`);
+    for (let i = 0; i < 5; i += 1) expect((await api.post(`/quotes/${quote.id}/authorize`, { code: '000000' })).status).toBe(400);
+    const locked = await api.post(`/quotes/${quote.id}/authorize`, { code: '123456' });
+    expect(locked.status).toBe(423);
+    expect(locked.body.code).toBe('ACCOUNT_LOCKED');
+
+    await api.advance(15 * 60 + 1);
+    await login(api, customer.id);
+    const trust = (await api.post(`/customers/external-accounts/${dest}/trust`)).body;
+    expect(trust.scaChallenge.availableFactors).toEqual(['SMS_OTP', 'TOTP']);
+    const confirmed = await api.post(`/customers/external-accounts/${dest}/trust/confirm`, { challengeId: trust.scaChallenge.id, code: totpCode(totp.secret, now()) });
+    expect(confirmed.body).toEqual({ trusted: true });
   });
 
   it('a recorded FAILED_LOGIN_ATTEMPT makes the next quote ask for one more step; an expired challenge is refused', async () => {
