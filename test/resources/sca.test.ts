@@ -383,6 +383,14 @@ describe('quotes under SCA', () => {
     const executed = await api.post(`/quotes/${trusted.id}/execute`);
     expect(executed.body.status).toBe('PROCESSING');
     expect(executed.body.scaChallenge).toBeUndefined();
+
+    // immediatelyExecute: POST /quotes has no 409, so the challenge comes back at once (202) and the session is checked at authorize.
+    await api.advance(15 * 60 + 1);
+    const other = await usdcAddress(api, customer.id);
+    const immediate = await api.post('/quotes', { source: { sourceType: 'ACCOUNT', accountId: usd.id }, destination: { destinationType: 'ACCOUNT', accountId: other }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 10_00, immediatelyExecute: true });
+    expect(immediate.status).toBe(202);
+    expect(immediate.body).toMatchObject({ status: 'PENDING_AUTHORIZATION', scaChallenge: { factor: 'SMS_OTP' } });
+    expect((await api.post(`/quotes/${immediate.body.id}/authorize`, { code: '123456' })).body.code).toBe('SCA_SESSION_REQUIRED');
   });
 
   it('wrong codes at authorize count toward the lockout: 423 ACCOUNT_LOCKED until it expires; a TOTP code answers a trust challenge', async () => {

@@ -303,7 +303,10 @@ export function createQuote(ctx: SandboxContext, platform: Platform, request: Qu
       recordTransaction(ctx, platform.id, outgoingFields(row, plan, 'PENDING_AUTHORIZATION'));
       return { status: 202, body };
     }
-    if (request.immediatelyExecute && source.kind === 'ACCOUNT') return { status: 201, body: executeQuote(ctx, platform, id) };
+    if (request.immediatelyExecute && source.kind === 'ACCOUNT') {
+      const executed = executeQuote(ctx, platform, id, request.scaFactor, true);
+      return { status: executed.status === 'PENDING_AUTHORIZATION' ? 202 : 201, body: executed };
+    }
     return { status: 201, body };
   });
 }
@@ -423,7 +426,7 @@ function scheduleStep(ctx: SandboxContext, platformId: string, quoteId: string, 
  * or holds and records the transaction in one SQLite transaction. Executing twice or after
  * `expiresAt` is `409`; without funds `400 INVALID_AMOUNT`; none of them writes anything.
  */
-export function executeQuote(ctx: SandboxContext, platform: Platform, quoteId: string, scaFactor?: QuoteScaRequest['preferredFactor']): Record<string, unknown> {
+export function executeQuote(ctx: SandboxContext, platform: Platform, quoteId: string, scaFactor?: QuoteScaRequest['preferredFactor'], immediately = false): Record<string, unknown> {
   return ctx.tx(() => {
     const row = quoteRow(ctx, platform.id, quoteId);
     const plan = JSON.parse(row.plan) as Plan;
@@ -433,7 +436,7 @@ export function executeQuote(ctx: SandboxContext, platform: Platform, quoteId: s
     claim(ctx, row, 409);
     ownerForMovement(ctx, platform, internalAccountOf(ctx, platform.id, plan.source.accountId));
     // SCA (issue 14): an in-scope customer authorizes the send (POST /quotes/{id}/authorize) before any money moves.
-    const scaChallenge = requireQuoteAuthorization(ctx, platform, scaRequestOf(row.id, plan, 'EXECUTE', scaFactor));
+    const scaChallenge = requireQuoteAuthorization(ctx, platform, { ...scaRequestOf(row.id, plan, 'EXECUTE', scaFactor), sessionRequired: !immediately });
     if (scaChallenge) {
       const available = accountBalances(ctx, plan.source.accountId).available;
       if (available < plan.pricing.totalSendingAmount) throw insufficientFunds(plan.source.accountId, available, plan.pricing.totalSendingAmount, plan.source.currency);
@@ -577,6 +580,7 @@ function scaRequestOf(quoteId: string, plan: Plan, phase: QuoteScaRequest['phase
     externalAccountId: destination.kind === 'EXTERNAL' ? destination.accountId : undefined,
     ownAccount: destination.kind === 'INTERNAL' && customerId !== null && destination.customerId === customerId,
     preferredFactor,
+    sessionRequired: phase === 'EXECUTE',
   };
 }
 

@@ -701,6 +701,11 @@ export interface QuoteScaRequest {
   /** The destination is an internal account of the same customer (a transfer between own accounts). */
   ownAccount: boolean;
   preferredFactor?: ScaFactor | undefined;
+  /**
+   * Whether the send needs a live SCA session now: on execute, yes; on create (a real-time quote,
+   * or `immediatelyExecute`, where `POST /quotes` has no 409) the authorization needs it instead.
+   */
+  sessionRequired: boolean;
 }
 
 /**
@@ -720,7 +725,7 @@ export function requireQuoteAuthorization(ctx: SandboxContext, platform: Platfor
     });
   }
   if (request.ownAccount) return undefined;
-  if (request.phase === 'EXECUTE') assertSession(ctx, customer);
+  if (request.sessionRequired) assertSession(ctx, customer);
   // API.md: after trust, sends to that payee need the lighter authentication (the session) only.
   if (request.externalAccountId && repoOf(ctx).isTrusted(platform.id, request.externalAccountId)) return undefined;
   const available = factorsOf(ctx, customer).filter((f) => f !== 'TOTP');
