@@ -215,6 +215,12 @@ describe('factors and login', () => {
     expect(cleared.body).toEqual({ eventType: 'RESET_PASSWORD_COMPLETED', suspended: false, lockedUntil: null, failedAttempts: 0 });
     const usdc = await usdcAddress(api, customer.id);
     expect((await api.post(`/customers/external-accounts/${usdc}/trust`)).body.code).toBe('SCA_SESSION_REQUIRED');
+    const view = await api.get(`/_sandbox/sca/state?${q(customer.id)}`);
+    expect(view.status).toBe(200);
+    expect(view.body).toMatchObject({ customerId: customer.id, region: 'DE', sessionExpiresAt: null, locked: false, failedAttempts: 0, stepUpPending: true });
+    expect(view.body.events).toHaveLength(10); // the two refused with 423 are not recorded
+    expect(view.body.events[0].eventType).toBe('RESET_PASSWORD_COMPLETED');
+    expect((await api.get(`/_sandbox/sca/state?${q(customer.id)}`, { auth: false })).status).toBe(401);
   });
 
   it('a 2FA reset passes liveness after the sandbox delay (or at once on the hosted page) and clears the factor; SMS enrolls the new mobile', async () => {

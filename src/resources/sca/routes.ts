@@ -29,6 +29,7 @@ import {
   recordEvent,
   resendQuoteCode,
   resetForLink,
+  scaState,
   startEnrollment,
   startLogin,
   startReset,
@@ -108,11 +109,13 @@ const outcomeBody = z.object({ outcome: z.enum(['pass', 'fail']) });
 const expired = '<!doctype html><title>Link expired</title><p>This liveness link is unknown, used or expired.</p>';
 
 /**
- * The hosted liveness check a 2FA reset's `verificationLink` opens (the link is the capability):
+ * The control-plane view of a customer's SCA state, and the hosted liveness check a 2FA reset's `verificationLink` opens (the link is the capability):
  * a sandbox page whose buttons pass or fail the check at once, instead of waiting for the delay.
  */
 export function hostedResetRoutes(_ctx: SandboxContext): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  // Control plane (behind its Basic auth middleware, which covers every /_sandbox path).
+  app.get('/_sandbox/sca/state', (c) => c.json(scaState(c.get('ctx'), c.get('platform'), customerOf(c))));
   app.get('/hosted/sca-reset/:id/:token', (c) => {
     const row = resetForLink(c.get('ctx'), c.req.param('id'), c.req.param('token'));
     if (!row) return c.html(expired, 404);

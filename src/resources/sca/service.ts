@@ -810,6 +810,26 @@ export function resendQuoteCode(ctx: SandboxContext, platform: Platform, quoteId
   });
 }
 
+/**
+ * The control plane's view of a customer's SCA state (`GET /_sandbox/sca/state`): factors,
+ * session, lockout, the risk flag and the most recent recorded security events.
+ */
+export function scaState(ctx: SandboxContext, platform: Platform, customerId: string): Record<string, unknown> {
+  const customer = scaCustomer(ctx, platform.id, customerId);
+  const state = stateOf(ctx, customer);
+  const now = ctx.clock.now();
+  return {
+    customerId: customer.id,
+    region: customer.region,
+    factors: listFactors(ctx, platform, customer.id).factors,
+    sessionExpiresAt: state.session_expires_at !== null && now < state.session_expires_at ? iso(state.session_expires_at) : null,
+    ...lockDetails(state),
+    locked: state.suspended === 1 || (state.locked_until !== null && now < state.locked_until),
+    stepUpPending: state.step_up === 1,
+    events: repoOf(ctx).events(platform.id, customer.id, 50).map((e) => ({ eventType: e.event_type, recordedAt: e.created_at })),
+  };
+}
+
 /** Wipes a platform's SCA state (sandbox reset). */
 export function removePlatformSca(ctx: SandboxContext, platformId: string): void {
   repoOf(ctx).removePlatform(platformId);
