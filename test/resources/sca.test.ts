@@ -292,6 +292,7 @@ describe('beneficiary trust', () => {
     expect(replay.status).toBe(400);
     expect(replay.body.details.reason).toBe('NO_PENDING_CHALLENGE');
 
+    expect((await api.get(`/_sandbox/sca/state?${q(customer.id)}`)).body.trustedBeneficiaries).toEqual([usdc]);
     const refused = await api.delete(`/customers/external-accounts/${usdc}`);
     expect(refused.status).toBe(409);
     expect(refused.body.code).toBe('BENEFICIARY_TRUSTED');
@@ -300,6 +301,7 @@ describe('beneficiary trust', () => {
     const untrust = await api.post(`/customers/external-accounts/${usdc}/untrust`);
     expect((await api.post(`/customers/external-accounts/${usdc}/untrust/confirm`, { challengeId: untrust.body.scaChallenge.id, code: '123456' })).body).toEqual({ trusted: false });
     expect((await api.delete(`/customers/external-accounts/${usdc}`)).status).toBe(204);
+    expect((await api.get(`/_sandbox/sca/state?${q(customer.id)}`)).body.trustedBeneficiaries).toEqual([]);
 
     const mxn = await clabe(api, customer.id);
     const notUsdc = await api.post(`/customers/external-accounts/${mxn}/trust`);

@@ -59,6 +59,7 @@ export const scaMigrations: Migration[] = [
       updated_at TEXT NOT NULL,
       PRIMARY KEY (platform_id, external_account_id)
     );
+    CREATE INDEX sca_trust_customer ON sca_trust (platform_id, customer_id, trusted);
     CREATE TABLE sca_events (
       id TEXT PRIMARY KEY,
       platform_id TEXT NOT NULL,
@@ -181,6 +182,7 @@ export class ScaRepo {
       supersede: db.prepare(`UPDATE sca_challenges SET status = 'SUPERSEDED' WHERE platform_id = ? AND subject_id = ? AND kind = ? AND status = 'OPEN'`),
       markSent: db.prepare('UPDATE sca_challenges SET last_sent_at = ? WHERE id = ?'),
       trust: db.prepare('SELECT trusted FROM sca_trust WHERE platform_id = ? AND external_account_id = ?'),
+      trustedOf: db.prepare('SELECT external_account_id FROM sca_trust WHERE platform_id = ? AND customer_id = ? AND trusted = 1 ORDER BY external_account_id'),
       setTrust: db.prepare(
         `INSERT INTO sca_trust (platform_id, external_account_id, customer_id, trusted, updated_at) VALUES (?, ?, ?, ?, ?)
          ON CONFLICT (platform_id, external_account_id) DO UPDATE SET trusted = excluded.trusted, updated_at = excluded.updated_at`,
@@ -261,6 +263,11 @@ export class ScaRepo {
   isTrusted(platformId: string, externalAccountId: string): boolean {
     const row = this.s.trust.get(platformId, externalAccountId) as { trusted: number } | undefined;
     return row?.trusted === 1;
+  }
+
+  /** The external accounts a customer trusts (deleted ones included: deleting never removes trust). */
+  trustedOf(platformId: string, customerId: string): string[] {
+    return (this.s.trustedOf.all(platformId, customerId) as Array<{ external_account_id: string }>).map((r) => r.external_account_id);
   }
 
   setTrust(platformId: string, externalAccountId: string, customerId: string, trusted: boolean, at: string): void {

@@ -812,7 +812,7 @@ export function resendQuoteCode(ctx: SandboxContext, platform: Platform, quoteId
 
 /**
  * The control plane's view of a customer's SCA state (`GET /_sandbox/sca/state`): factors,
- * session, lockout, the risk flag and the most recent recorded security events.
+ * session, lockout, the risk flag, trusted beneficiaries and the most recent recorded security events.
  */
 export function scaState(ctx: SandboxContext, platform: Platform, customerId: string): Record<string, unknown> {
   const customer = scaCustomer(ctx, platform.id, customerId);
@@ -826,6 +826,7 @@ export function scaState(ctx: SandboxContext, platform: Platform, customerId: st
     ...lockDetails(state),
     locked: state.suspended === 1 || (state.locked_until !== null && now < state.locked_until),
     stepUpPending: state.step_up === 1,
+    trustedBeneficiaries: repoOf(ctx).trustedOf(platform.id, customer.id),
     events: repoOf(ctx).events(platform.id, customer.id, 50).map((e) => ({ eventType: e.event_type, recordedAt: e.created_at })),
   };
 }
