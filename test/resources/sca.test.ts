@@ -499,3 +499,40 @@ describe('passkeys', () => {
   });
 });
 
+describe('bad input', () => {
+  it('malformed proofs, credentials and assertions are 4xx with a reason, never a 500', async () => {
+    const api = await s.api.newPlatform();
+    const { customer, usd } = await german(api);
+    await api.post(`/sca/factors?${q(customer.id)}`, { type: 'PASSKEY' });
+    const odd = [{}, { response: 5 }, { id: 'x', response: { clientDataJSON: 'not-base64!', authenticatorData: '', signature: '' } }, { response: { clientDataJSON: Buffer.from('{"challenge":1}').toString('base64url') } }];
+    for (const credential of odd) {
+      const res = await api.post(`/sca/factors/confirm?${q(customer.id)}`, { type: 'PASSKEY', origin: ORIGIN, credential });
+      expect(res.status, JSON.stringify(res.body)).toBe(400);
+      expect(res.body.details.reason).toBeDefined();
+    }
+    for (const secret of ['zz', '0'.repeat(41), 'GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ']) {
+      expect((await api.post(`/sca/factors/confirm?${q(customer.id)}`, { type: 'TOTP', secret, code: '123456' })).status).toBe(400);
+    }
+    expect((await api.post(`/sca/factors?${q(customer.id)}`, { type: 'SMS_OTP' })).status).toBe(400);
+    expect((await api.post(`/sca/login/complete?${q(customer.id)}`, { factor: 'TOTP', code: '123456', endUserIpAddress: ip })).body.details.reason).toBe('NO_PENDING_CHALLENGE');
+    const device = new SoftwareAuthenticator({ rpId: RP_ID, origin: ORIGIN });
+    const start = (await api.post(`/sca/factors?${q(customer.id)}`, { type: 'PASSKEY' })).body;
+    await api.post(`/sca/factors/confirm?${q(customer.id)}`, { type: 'PASSKEY', origin: ORIGIN, credential: device.register(start.options.challenge, { userId: 'u', userName: 'n' }) });
+    const login = (await api.post(`/sca/login/start?${q(customer.id)}`, { factor: 'PASSKEY' })).body;
+    for (const passkeyAssertion of [{}, { id: device.id, response: 7 }, { ...device.assert(login.passkeyOptions.challenge), id: 'other' }, device.assert(login.passkeyOptions.challenge, { badSignature: true })]) {
+      const res = await api.post(`/sca/login/complete?${q(customer.id)}`, { factor: 'PASSKEY', passkeyAssertion, origin: ORIGIN, endUserIpAddress: ip });
+      expect(res.status, JSON.stringify(res.body)).toBe(400);
+    }
+    const missingOrigin = await api.post(`/sca/login/complete?${q(customer.id)}`, { factor: 'PASSKEY', passkeyAssertion: device.assert(login.passkeyOptions.challenge), endUserIpAddress: ip });
+    expect(missingOrigin.body.details.reason).toBe('ORIGIN_REQUIRED');
+    const legacy = await api.post(`/sca/login/complete?${q(customer.id)}`, { factor: 'PASSKEY', passkeyAssertion: { id: device.id, response: { signature: 'sandbox-valid-passkey-signature' } }, origin: ORIGIN, endUserIpAddress: ip });
+    expect(legacy.status).toBe(200);
+    const noProof = await api.post(`/quotes/Quote:nope/authorize`, {});
+    expect(noProof.status).toBe(404);
+    const quote = (await api.post('/quotes', { source: { sourceType: 'ACCOUNT', accountId: usd.id }, destination: { destinationType: 'ACCOUNT', accountId: await usdcAddress(api, customer.id) }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 10_00 })).body;
+    const broke = await api.post(`/quotes/${quote.id}/execute`);
+    expect(broke.status).toBe(400);
+    expect(broke.body.code).toBe('INVALID_AMOUNT');
+    expect((await api.get(`/quotes/${quote.id}`)).body.status).toBe('PROCESSING');
+  });
+});
