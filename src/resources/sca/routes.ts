@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import type { SandboxContext } from '../../context.js';
+import { basicAuth } from '../../server/auth.js';
 import type { AppContext, AppEnv } from '../../server/env.js';
 import { jsonBody, parseWith, queryOf } from '../../server/validate.js';
 import type { OperationHandlers } from '../area.js';
@@ -114,8 +115,8 @@ const expired = '<!doctype html><title>Link expired</title><p>This liveness link
  */
 export function hostedResetRoutes(_ctx: SandboxContext): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  // Control plane (behind its Basic auth middleware, which covers every /_sandbox path).
-  app.get('/_sandbox/sca/state', (c) => c.json(scaState(c.get('ctx'), c.get('platform'), customerOf(c))));
+  // Control plane: platform credentials, as every /_sandbox endpoint but health.
+  app.get('/_sandbox/sca/state', basicAuth, (c) => c.json(scaState(c.get('ctx'), c.get('platform'), customerOf(c))));
   app.get('/hosted/sca-reset/:id/:token', (c) => {
     const row = resetForLink(c.get('ctx'), c.req.param('id'), c.req.param('token'));
     if (!row) return c.html(expired, 404);
