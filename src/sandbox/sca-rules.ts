@@ -30,6 +30,12 @@ export const scaTimings = {
   resendIntervalSeconds: 30,
 } as const;
 
+/**
+ * Back-off on `POST /quotes/{id}/authorize`: after this many wrong proofs against one challenge,
+ * another attempt sooner than `seconds` after the last wrong one is `429 RATE_LIMITED`.
+ */
+export const authorizeBackoff = { freeAttempts: 3, seconds: 30 } as const;
+
 /** The contract's rate limit on 2FA reset initiation: 5 per 24 hours per customer. */
 export const resetRateLimit = { count: 5, windowSeconds: 24 * 3600 } as const;
 

@@ -411,7 +411,15 @@ describe('quotes under SCA', () => {
     await login(api, customer.id);
     const quote = (await api.post('/quotes', { source: { sourceType: 'ACCOUNT', accountId: usd.id }, destination: { destinationType: 'ACCOUNT', accountId: dest }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 50_00 })).body;
     await api.post(`/quotes/${quote.id}/execute`);
-    for (let i = 0; i < 5; i += 1) expect((await api.post(`/quotes/${quote.id}/authorize`, { code: '000000' })).status).toBe(400);
+    for (let i = 0; i < 3; i += 1) expect((await api.post(`/quotes/${quote.id}/authorize`, { code: '000000' })).status).toBe(400);
+    const backoff = await api.post(`/quotes/${quote.id}/authorize`, { code: '000000' });
+    expect(backoff.status).toBe(429);
+    expect(backoff.body.code).toBe('RATE_LIMITED');
+    expect(Number(backoff.headers.get('Retry-After'))).toBe(30);
+    for (let i = 0; i < 2; i += 1) {
+      await api.advance(31);
+      expect((await api.post(`/quotes/${quote.id}/authorize`, { code: '000000' })).status).toBe(400);
+    }
     const locked = await api.post(`/quotes/${quote.id}/authorize`, { code: '123456' });
     expect(locked.status).toBe(423);
     expect(locked.body.code).toBe('ACCOUNT_LOCKED');

@@ -48,6 +48,8 @@ export const scaMigrations: Migration[] = [
       status TEXT NOT NULL,
       expires_at INTEGER NOT NULL,
       last_sent_at INTEGER NOT NULL,
+      failed_attempts INTEGER NOT NULL DEFAULT 0,
+      last_failed_at INTEGER,
       created_at TEXT NOT NULL
     );
     CREATE INDEX sca_challenges_subject ON sca_challenges (platform_id, subject_id, status);
@@ -131,6 +133,9 @@ export interface ChallengeRow {
   status: 'OPEN' | 'DONE' | 'SUPERSEDED';
   expires_at: number;
   last_sent_at: number;
+  /** Wrong proofs against this challenge, and when the last one came (authorize back-off). */
+  failed_attempts?: number;
+  last_failed_at?: number | null;
   created_at: string;
 }
 
@@ -181,6 +186,7 @@ export class ScaRepo {
       setChallengeStatus: db.prepare('UPDATE sca_challenges SET status = ? WHERE id = ?'),
       supersede: db.prepare(`UPDATE sca_challenges SET status = 'SUPERSEDED' WHERE platform_id = ? AND subject_id = ? AND kind = ? AND status = 'OPEN'`),
       markSent: db.prepare('UPDATE sca_challenges SET last_sent_at = ? WHERE id = ?'),
+      markFailed: db.prepare('UPDATE sca_challenges SET failed_attempts = failed_attempts + 1, last_failed_at = ? WHERE id = ?'),
       trust: db.prepare('SELECT trusted FROM sca_trust WHERE platform_id = ? AND external_account_id = ?'),
       trustedOf: db.prepare('SELECT external_account_id FROM sca_trust WHERE platform_id = ? AND customer_id = ? AND trusted = 1 ORDER BY external_account_id'),
       setTrust: db.prepare(
@@ -258,6 +264,10 @@ export class ScaRepo {
 
   markSent(id: string, at: number): void {
     this.s.markSent.run(at, id);
+  }
+
+  markFailed(id: string, at: number): void {
+    this.s.markFailed.run(at, id);
   }
 
   isTrusted(platformId: string, externalAccountId: string): boolean {

@@ -5,6 +5,7 @@ import type { SandboxContext } from '../../context.js';
 import { parseTotpSecret, totpSecretOf, totpUri, verifyTotp } from '../../crypto/totp.js';
 import { verifyAssertion, verifyRegistration, WebAuthnError } from '../../crypto/webauthn.js';
 import {
+  authorizeBackoff,
   lockFor,
   resetRateLimit,
   SCA_REGIONS,
@@ -767,10 +768,19 @@ export async function authorizeQuote(ctx: SandboxContext, platform: Platform, qu
   assertNotLocked(ctx, customer);
   assertSession(ctx, customer);
   assertOpen(ctx, row);
+  const failures = row.failed_attempts ?? 0;
+  if (failures >= authorizeBackoff.freeAttempts && row.last_failed_at) {
+    const wait = row.last_failed_at + authorizeBackoff.seconds * 1000 - ctx.clock.now();
+    if (wait > 0) {
+      const retryAfterSeconds = Math.ceil(wait / 1000);
+      throw new ApiError(429, 'RATE_LIMITED', `${failures} wrong proofs for challenge ${row.id}; retry in ${retryAfterSeconds} s.`, { retryAfterSeconds, failedAttempts: failures });
+    }
+  }
   const verified = await verifyProof(ctx, customer, row, proof);
   if (verified instanceof ApiError) {
     if (verified.details?.reason === 'INVALID_CODE' || verified.details?.reason === 'PASSKEY_ASSERTION_INVALID') {
       const state = countFailure(ctx, customer);
+      ctx.tx(() => repoOf(ctx).markFailed(row.id, ctx.clock.now()));
       throw new ApiError(verified.status, verified.code, verified.message, { ...verified.details, ...lockDetails(state) });
     }
     throw verified;
