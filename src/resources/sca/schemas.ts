@@ -5,7 +5,8 @@ export const scaFactor = z.enum(['SMS_OTP', 'TOTP', 'PASSKEY']);
 export type ScaFactor = z.infer<typeof scaFactor>;
 
 /** The `customerId` query parameter every `/sca/*` operation requires. */
-export const customerQuery = z.object({ customerId: z.string().min(1).max(200) });
+// No length rule: an empty or unknown id is the contract's 404 (GET and DELETE declare no 400).
+export const customerQuery = z.object({ customerId: z.string() });
 
 const opaque = z.record(z.string(), z.unknown());
 
