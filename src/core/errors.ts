@@ -40,7 +40,10 @@ export interface RetryHint {
 export function retryHint(error: ApiError): { shouldRetry: boolean; retryAfterSeconds?: number } | undefined {
   if (error.retry?.retryAfterSeconds !== undefined) return { shouldRetry: true, retryAfterSeconds: error.retry.retryAfterSeconds };
   if (error.retry?.shouldRetry !== undefined) return { shouldRetry: error.retry.shouldRetry };
-  if (error.status === 408 || error.status === 429) return { shouldRetry: true, retryAfterSeconds: 1 };
+  if (error.status === 408 || error.status === 429) {
+    const after = error.details?.retryAfterSeconds;
+    return { shouldRetry: true, retryAfterSeconds: typeof after === 'number' ? after : 1 };
+  }
   if ((error.status >= 400 && error.status < 500) || error.status === 501) return { shouldRetry: false };
   return undefined;
 }

@@ -7,6 +7,7 @@ import { removePlatformCustomers } from './service.js';
 export {
   assertCustomerCanMoveMoney,
   createCustomer,
+  enrollVerifiedPhone,
   findCustomer,
   findCustomerByUmaAddress,
   getCustomer,

@@ -466,6 +466,20 @@ export function assertCustomerCanMoveMoney(ctx: SandboxContext, platform: Platfo
   return customer;
 }
 
+/**
+ * SCA 2FA reset (issue 14): completing an `SMS_OTP` reset enrolls the new mobile number as the
+ * customer's `phoneNumber`, already verified (the liveness check stands in for the code).
+ */
+export function enrollVerifiedPhone(ctx: SandboxContext, platform: Platform, customerId: string, phoneNumber: string): CustomerRecord {
+  return ctx.tx(() => {
+    const current = getCustomer(ctx, platform.id, customerId);
+    const contact: ContactState | undefined = EU_COUNTRIES.has(current.region ?? '') ? { ...current.contact, phone: 'VERIFIED' } : current.contact;
+    const record: CustomerRecord = { ...current, profile: { ...current.profile, phoneNumber }, contact, updatedAt: ctx.clock.iso() };
+    repoOf(ctx).update(toRow(record));
+    return record;
+  });
+}
+
 /** Deletes every customer of a platform (sandbox reset). */
 export function removePlatformCustomers(ctx: SandboxContext, platformId: string): void {
   repoOf(ctx).removePlatform(platformId);

@@ -8,6 +8,7 @@ import { beneficiaryOutcomeOf } from '../../sandbox/external-account-rules.js';
 import { corridorOf, institutionOf, swiftBlockReason, swiftCurrencies, type Rail } from '../../sandbox/rails.js';
 import { getCustomer } from '../customers/index.js';
 import type { Platform } from '../platform/index.js';
+import { assertBeneficiaryDeletable } from '../sca/index.js';
 import { accountTypeShapes } from './account-types.generated.js';
 import { ExternalAccountRepo, type ExternalAccountRow, type ListFilter } from './repo.js';
 import { checkAccountInfoShape, type ExternalAccountCreate } from './schemas.js';
@@ -485,6 +486,7 @@ export function defaultUmaDepositAccountOf(ctx: SandboxContext, platformId: stri
 export function deleteExternalAccount(ctx: SandboxContext, platformId: string, id: string, scope: Scope): void {
   ctx.tx(() => {
     const row = rowFor(ctx, platformId, id, scope);
+    assertBeneficiaryDeletable(ctx, platformId, row.id);
     repoOf(ctx).softDelete(row.id, ctx.clock.iso());
   });
 }

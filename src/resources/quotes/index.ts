@@ -3,7 +3,7 @@ import { quoteMigrations } from './repo.js';
 import { handlers } from './routes.js';
 import { PAYOUT_STEP_JOB, removePlatformQuotes, runPayoutStep } from './service.js';
 
-export { cancelTransaction, createQuote, executeQuote, getQuote, sandboxSend } from './service.js';
+export { advanceQuoteAuthorization, cancelTransaction, expireQuoteAuthorization, createQuote, executeQuote, getQuote, sandboxSend } from './service.js';
 
 /** Quotes: pricing, rate locks, execution and every payout outcome; the transaction actions. */
 export const quotesArea: Area = {

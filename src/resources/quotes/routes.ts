@@ -23,7 +23,7 @@ export const handlers: OperationHandlers = {
   executeQuote: async (c) => {
     const request = await jsonBody(c, executeQuoteRequest, { optional: true });
     const quoteId = c.req.param('quoteId')!;
-    return idempotent(c, 'executeQuote', { quoteId, ...request }, () => ({ status: 200, body: executeQuote(c.get('ctx'), c.get('platform'), quoteId) }));
+    return idempotent(c, 'executeQuote', { quoteId, ...request }, () => ({ status: 200, body: executeQuote(c.get('ctx'), c.get('platform'), quoteId, request.scaFactor) }));
   },
   sandboxSend: async (c) => {
     const request = await jsonBody(c, sandboxSendRequest);

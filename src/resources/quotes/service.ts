@@ -5,10 +5,11 @@ import { DEFAULT_LOCK_SECONDS, lockSecondsByRail, payoutRuleOf, umaPayoutRule, t
 import { assertCustomerCanMoveMoney, getCustomer, type CustomerRecord } from '../customers/index.js';
 import { getExternalAccountFor, primaryIdentifierSuffix, type ExternalAccount } from '../external-accounts/index.js';
 import { fundingInstructions, type InternalAccountRow } from '../internal-accounts/index.js';
-import { bucketOf, move, post, worldAccount } from '../ledger/index.js';
+import { accountBalances, bucketOf, insufficientFunds, move, post, worldAccount } from '../ledger/index.js';
 import type { Platform } from '../platform/index.js';
 import { price, type Pricing } from '../rates/index.js';
-import { getTransaction, recordTransaction, updateTransaction, type TransactionBody } from '../transactions/index.js';
+import { requireQuoteAuthorization, type QuoteScaRequest } from '../sca/index.js';
+import { getTransaction, recordTransaction, updateTransaction, type NewTransaction, type TransactionBody } from '../transactions/index.js';
 import { checkAmount, internalAccountOf, ownerForMovement, type AccountOwner } from '../transfers/index.js';
 import { getReceiverLookup, resolveUmaAddress } from '../uma/index.js';
 import { QuoteRepo, type QuoteRow } from './repo.js';
@@ -115,7 +116,10 @@ function checkSenderInfo(platform: Platform, receivingCode: string, customer: Cu
 /** The contract's Quote for a stored row, with EXPIRED shown once an unexecuted quote's lock has passed. */
 function present(ctx: SandboxContext, row: QuoteRow): Record<string, unknown> {
   const body = JSON.parse(row.body) as Record<string, unknown>;
-  if (row.executed_at === null && ctx.clock.now() >= row.expires_at && (row.status === 'PROCESSING' || row.status === 'PENDING')) body.status = 'EXPIRED';
+  if (row.executed_at === null && ctx.clock.now() >= row.expires_at && (row.status === 'PROCESSING' || row.status === 'PENDING' || row.status === 'PENDING_AUTHORIZATION')) {
+    body.status = 'EXPIRED';
+    delete body.scaChallenge;
+  }
   return body;
 }
 
@@ -277,10 +281,17 @@ export function createQuote(ctx: SandboxContext, platform: Platform, request: Qu
       remittanceInformation: request.remittanceInformation,
       purposeOfPayment: request.purposeOfPayment,
     };
+    // SCA (issue 14): an in-scope customer's real-time-funded quote waits for authorization; its instructions are withheld until then.
+    const scaChallenge = source.kind === 'REALTIME_FUNDING' ? requireQuoteAuthorization(ctx, platform, scaRequestOf(id, plan, 'CREATE', request.scaFactor)) : undefined;
+    if (scaChallenge) {
+      body.status = 'PENDING_AUTHORIZATION';
+      body.scaChallenge = scaChallenge;
+      delete body.paymentInstructions;
+    }
     const row: QuoteRow = {
       id,
       platform_id: platform.id,
-      status: 'PROCESSING',
+      status: body.status as string,
       expires_at: expiresAt,
       executed_at: null,
       transaction_id: transactionId,
@@ -288,7 +299,14 @@ export function createQuote(ctx: SandboxContext, platform: Platform, request: Qu
       body: JSON.stringify(body),
     };
     repoOf(ctx).insert(row);
-    if (request.immediatelyExecute && source.kind === 'ACCOUNT') return { status: 201, body: executeQuote(ctx, platform, id) };
+    if (scaChallenge) {
+      recordTransaction(ctx, platform.id, outgoingFields(row, plan, 'PENDING_AUTHORIZATION'));
+      return { status: 202, body };
+    }
+    if (request.immediatelyExecute && source.kind === 'ACCOUNT') {
+      const executed = executeQuote(ctx, platform, id, request.scaFactor, true);
+      return { status: executed.status === 'PENDING_AUTHORIZATION' ? 202 : 201, body: executed };
+    }
     return { status: 201, body };
   });
 }
@@ -365,7 +383,7 @@ function startPayout(ctx: SandboxContext, platform: Platform, row: QuoteRow, pla
     post(ctx, platform.id, row.transaction_id, fromAccount
       ? [{ account: bucketOf(fromAccount), currency: pricing.sendingCurrency.code, amount: -pricing.totalSendingAmount }, ...legs]
       : [{ account: worldAccount(pricing.sendingCurrency.code), currency: pricing.sendingCurrency.code, amount: -pricing.totalSendingAmount }, ...legs]);
-    const outgoing = recordTransaction(ctx, platform.id, outgoingFields(row, plan, 'COMPLETED'));
+    const outgoing = recordOutgoing(ctx, platform.id, outgoingFields(row, plan, 'COMPLETED'));
     const receiver: AccountOwner = destination.customerId === null
       ? { customerId: platform.id, platformCustomerId: 'PLATFORM' }
       : { customerId: destination.customerId, platformCustomerId: getCustomer(ctx, platform.id, destination.customerId).platformCustomerId };
@@ -389,12 +407,12 @@ function startPayout(ctx: SandboxContext, platform: Platform, row: QuoteRow, pla
   }
   const rule = ruleOf(plan.destination)!;
   if (rule.failAtExecution) {
-    const failed = recordTransaction(ctx, platform.id, { ...outgoingFields(row, plan, 'FAILED'), failureReason: rule.failAtExecution.failureReason });
+    const failed = recordOutgoing(ctx, platform.id, { ...outgoingFields(row, plan, 'FAILED'), failureReason: rule.failAtExecution.failureReason });
     setQuoteStatus(ctx, row, 'FAILED');
     return failed;
   }
   if (fromAccount) move(ctx, platform.id, row.transaction_id, bucketOf(fromAccount), bucketOf(fromAccount, 'held'), pricing.sendingCurrency.code, pricing.totalSendingAmount);
-  const transaction = recordTransaction(ctx, platform.id, outgoingFields(row, plan, 'PROCESSING'));
+  const transaction = recordOutgoing(ctx, platform.id, outgoingFields(row, plan, 'PROCESSING'));
   scheduleStep(ctx, platform.id, row.id, 0, rule.steps[0]);
   return transaction;
 }
@@ -408,7 +426,7 @@ function scheduleStep(ctx: SandboxContext, platformId: string, quoteId: string, 
  * or holds and records the transaction in one SQLite transaction. Executing twice or after
  * `expiresAt` is `409`; without funds `400 INVALID_AMOUNT`; none of them writes anything.
  */
-export function executeQuote(ctx: SandboxContext, platform: Platform, quoteId: string): Record<string, unknown> {
+export function executeQuote(ctx: SandboxContext, platform: Platform, quoteId: string, scaFactor?: QuoteScaRequest['preferredFactor'], immediately = false): Record<string, unknown> {
   return ctx.tx(() => {
     const row = quoteRow(ctx, platform.id, quoteId);
     const plan = JSON.parse(row.plan) as Plan;
@@ -417,6 +435,16 @@ export function executeQuote(ctx: SandboxContext, platform: Platform, quoteId: s
     }
     claim(ctx, row, 409);
     ownerForMovement(ctx, platform, internalAccountOf(ctx, platform.id, plan.source.accountId));
+    // SCA (issue 14): an in-scope customer authorizes the send (POST /quotes/{id}/authorize) before any money moves.
+    const scaChallenge = requireQuoteAuthorization(ctx, platform, { ...scaRequestOf(row.id, plan, 'EXECUTE', scaFactor), sessionRequired: !immediately });
+    if (scaChallenge) {
+      const available = accountBalances(ctx, plan.source.accountId).available;
+      if (available < plan.pricing.totalSendingAmount) throw insufficientFunds(plan.source.accountId, available, plan.pricing.totalSendingAmount, plan.source.currency);
+      const body = JSON.parse(row.body) as Record<string, unknown>;
+      repoOf(ctx).update(row.id, 'PENDING_AUTHORIZATION', JSON.stringify({ ...body, status: 'PENDING_AUTHORIZATION', scaChallenge }));
+      recordTransaction(ctx, platform.id, outgoingFields(row, plan, 'PENDING_AUTHORIZATION'));
+      return present(ctx, quoteRow(ctx, platform.id, quoteId));
+    }
     startPayout(ctx, platform, row, plan);
     return present(ctx, quoteRow(ctx, platform.id, quoteId));
   });
@@ -439,11 +467,14 @@ export function sandboxSend(ctx: SandboxContext, platform: Platform, request: { 
         errors: [{ field: 'currencyCode', constraint: { enum: [plan.pricing.sendingCurrency.code] }, message: `Send ${plan.pricing.sendingCurrency.code}.` }],
       });
     }
+    if (row.status === 'PENDING_AUTHORIZATION') {
+      throw new ApiError(400, ErrorCode.INVALID_INPUT, `Quote ${row.id} is PENDING_AUTHORIZATION: authorize its scaChallenge (POST /quotes/${row.id}/authorize) to get its payment instructions first.`, { reason: 'SCA_AUTHORIZATION_REQUIRED' });
+    }
     claim(ctx, row, 400);
     const amount = request.currencyAmount ?? plan.pricing.totalSendingAmount;
     if (amount !== plan.pricing.totalSendingAmount) {
       setQuoteStatus(ctx, row, 'FAILED');
-      return recordTransaction(ctx, platform.id, { ...outgoingFields(row, plan, 'FAILED'), failureReason: 'FUNDING_AMOUNT_MISMATCH' });
+      return recordOutgoing(ctx, platform.id, { ...outgoingFields(row, plan, 'FAILED'), failureReason: 'FUNDING_AMOUNT_MISMATCH' });
     }
     return startPayout(ctx, platform, row, plan);
   });
@@ -525,6 +556,74 @@ export function confirmReceipt(ctx: SandboxContext, platform: Platform, transact
     getTransaction(ctx, platform.id, transactionId);
     return updateTransaction(ctx, platform.id, transactionId, { receiptDeliveryConfirmedAt: at === undefined ? ctx.clock.iso() : new Date(at).toISOString() });
   });
+}
+
+/** What the SCA guard needs to know about a quote (issue 14). */
+function scaRequestOf(quoteId: string, plan: Plan, phase: QuoteScaRequest['phase'], preferredFactor: QuoteScaRequest['preferredFactor']): QuoteScaRequest {
+  const customerId = plan.owner.customerId.startsWith('Customer:') ? plan.owner.customerId : null;
+  const destination = plan.destination;
+  return {
+    quoteId,
+    customerId,
+    phase,
+    crossCurrency: plan.pricing.sendingCurrency.code !== plan.pricing.receivingCurrency.code,
+    externalAccountId: destination.kind === 'EXTERNAL' ? destination.accountId : undefined,
+    ownAccount: destination.kind === 'INTERNAL' && customerId !== null && destination.customerId === customerId,
+    preferredFactor,
+    sessionRequired: phase === 'EXECUTE',
+  };
+}
+
+/** Records the quote's outgoing transaction, or moves on the one recorded while the quote awaited SCA authorization. */
+function recordOutgoing(ctx: SandboxContext, platformId: string, fields: NewTransaction): TransactionBody {
+  const id = String(fields.id);
+  let existing: TransactionBody | undefined;
+  try {
+    existing = getTransaction(ctx, platformId, id);
+  } catch (error) {
+    if (!(error instanceof ApiError && error.status === 404)) throw error;
+  }
+  return existing ? updateTransaction(ctx, platformId, id, fields) : recordTransaction(ctx, platformId, fields);
+}
+
+/**
+ * SCA (issue 14), called by the SCA area once a quote's challenge is answered: with the next
+ * step's challenge the quote stays PENDING_AUTHORIZATION carrying it; after the last step a
+ * real-time-funded quote gets its payment instructions (its transaction PENDING, awaiting
+ * funds), a pre-funded send starts its payout.
+ */
+export function advanceQuoteAuthorization(ctx: SandboxContext, platform: Platform, quoteId: string, nextChallenge: Record<string, unknown> | undefined): Record<string, unknown> {
+  const row = quoteRow(ctx, platform.id, quoteId);
+  const plan = JSON.parse(row.plan) as Plan;
+  const body = JSON.parse(row.body) as Record<string, unknown>;
+  if (row.status !== 'PENDING_AUTHORIZATION') throw new ApiError(409, ErrorCode.CONFLICT, `Quote ${quoteId} is ${row.status}, not PENDING_AUTHORIZATION.`);
+  if (nextChallenge) {
+    repoOf(ctx).update(row.id, row.status, JSON.stringify({ ...body, scaChallenge: nextChallenge }));
+    return present(ctx, quoteRow(ctx, platform.id, quoteId));
+  }
+  delete body.scaChallenge;
+  if (plan.source.kind === 'REALTIME_FUNDING') {
+    if (ctx.clock.now() >= row.expires_at) {
+      throw new ApiError(409, ErrorCode.CONFLICT, `Quote ${row.id} expired at ${new Date(row.expires_at).toISOString()}; request a new quote.`, { reason: 'QUOTE_EXPIRED' });
+    }
+    const instructions = fundingInstructions(row.id, plan.source.currency, !plan.owner.customerId.startsWith('Customer:'));
+    repoOf(ctx).update(row.id, 'PROCESSING', JSON.stringify({ ...body, status: 'PROCESSING', paymentInstructions: instructions }));
+    updateTransaction(ctx, platform.id, row.transaction_id, { status: 'PENDING' });
+  } else {
+    repoOf(ctx).update(row.id, 'PROCESSING', JSON.stringify({ ...body, status: 'PROCESSING' }));
+    startPayout(ctx, platform, quoteRow(ctx, platform.id, quoteId), plan);
+  }
+  return present(ctx, quoteRow(ctx, platform.id, quoteId));
+}
+
+/** SCA (issue 14): a quote whose challenge expired unanswered expires, and its transaction with it. */
+export function expireQuoteAuthorization(ctx: SandboxContext, platformId: string, quoteId: string): void {
+  const row = repoOf(ctx).byId(platformId, quoteId);
+  if (!row || row.status !== 'PENDING_AUTHORIZATION') return;
+  const body = JSON.parse(row.body) as Record<string, unknown>;
+  delete body.scaChallenge;
+  repoOf(ctx).update(row.id, 'EXPIRED', JSON.stringify({ ...body, status: 'EXPIRED' }));
+  updateTransaction(ctx, platformId, row.transaction_id, { status: 'EXPIRED' });
 }
 
 /** Wipes a platform's quotes (sandbox reset). */

@@ -1,0 +1,26 @@
+import type { Area } from '../area.js';
+import { scaMigrations } from './repo.js';
+import { handlers, hostedResetRoutes } from './routes.js';
+import { advanceResetLiveness, expireQuoteChallenge, QUOTE_CHALLENGE_EXPIRY_JOB, removePlatformSca, RESET_LIVENESS_JOB } from './service.js';
+
+export { assertBeneficiaryDeletable, isScaCustomer, isTrustedBeneficiary, requireQuoteAuthorization } from './service.js';
+export type { QuoteScaRequest } from './service.js';
+
+/**
+ * Strong Customer Authentication: factors (SMS, TOTP, passkey), SCA login sessions and the
+ * lockout, security events, 2FA resets, beneficiary trust and quote authorization.
+ */
+export const scaArea: Area = {
+  name: 'sca',
+  migrations: scaMigrations,
+  handlers,
+  extraRoutes: hostedResetRoutes,
+  init: (ctx) => {
+    ctx.scheduler.register(RESET_LIVENESS_JOB, (job) => {
+      const { resetId, status } = job.payload as { resetId: string; status: 'PENDING_REVIEW' | 'LIVENESS_PASSED' };
+      advanceResetLiveness(ctx, resetId, status);
+    });
+    ctx.scheduler.register(QUOTE_CHALLENGE_EXPIRY_JOB, (job) => expireQuoteChallenge(ctx, job.platformId, (job.payload as { challengeId: string }).challengeId));
+  },
+  resetPlatform: (ctx, platform) => removePlatformSca(ctx, platform.id),
+};
