@@ -4,6 +4,7 @@ import type { SandboxContext } from '../context.js';
 import type { Area } from '../resources/area.js';
 import { platformService } from '../resources/platform/index.js';
 import { webhookControlRoutes } from '../resources/webhooks/index.js';
+import { cardControlRoutes } from '../resources/cards/index.js';
 import { basicAuth } from '../server/auth.js';
 import type { AppEnv } from '../server/env.js';
 import { jsonBody } from '../server/validate.js';
@@ -45,6 +46,7 @@ export function controlPlane(ctx: SandboxContext, areas: readonly Area[]): Hono<
   });
 
   app.route('/webhooks', webhookControlRoutes(ctx));
+  app.route('/cards', cardControlRoutes(ctx));
 
   app.post('/reset', (c) => {
     const platform = c.get('platform');

@@ -4,7 +4,7 @@ import { handlers } from './routes.js';
 import { removePlatformTransactions } from './service.js';
 
 export { eventTypeOf, getTransaction, listTransactions, recordTransaction, updateTransaction } from './service.js';
-export type { NewTransaction, TransactionBody } from './service.js';
+export type { NewTransaction, TransactionBody, TransactionType } from './service.js';
 
 /** Transactions: `GET /transactions`, `GET /transactions/{id}`, and the record every money movement writes. */
 export const transactionsArea: Area = {
