@@ -115,7 +115,7 @@ export function presentCard(row: CardRow): Record<string, unknown> {
 /** A card row of the platform, or `404 NOT_FOUND` (another platform's card included). */
 export function getCardForPlatform(ctx: SandboxContext, platformId: string, cardId: string): CardRow {
   const row = repoOf(ctx).byId(platformId, cardId);
-  if (!row) throw notFound(ErrorCode.NOT_FOUND, `No card ${cardId} on this platform.`);
+  if (!row) throw notFound('REFERENCE_NOT_FOUND', `No card ${cardId} on this platform.`);
   return row;
 }
 
@@ -275,6 +275,9 @@ export function updateCard(ctx: SandboxContext, platform: Platform, cardId: stri
     const row = getCardForPlatform(ctx, platform.id, cardId);
     if (row.state === 'CLOSED') {
       if (input.state === 'CLOSED') throw new ApiError(409, 'CARD_ALREADY_CLOSED', `Card ${cardId} is already CLOSED.`);
+      if (input.state !== undefined) {
+        throw new ApiError(409, 'INVALID_STATE_TRANSITION', `A CLOSED card cannot move to ${input.state}; CLOSED is terminal.`, { from: 'CLOSED', to: input.state });
+      }
       throw new ApiError(409, 'CARD_NOT_MUTABLE', `Card ${cardId} is CLOSED and can no longer be changed.`);
     }
     if (input.state === 'CLOSED') {
