@@ -87,7 +87,6 @@ export const cardMigrations: Migration[] = [
       card_transaction_id TEXT,
       created_at TEXT NOT NULL
     ) WITHOUT ROWID;
-    CREATE INDEX card_simulations_platform ON card_simulations (platform_id);
     CREATE TABLE card_settings (
       platform_id TEXT PRIMARY KEY,
       settings TEXT NOT NULL,
