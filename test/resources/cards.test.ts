@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { Logger } from '../../src/server/logger.js';
 import { assertErrorEnvelope } from '../helpers/contract.js';
 import { individual, unique, useSandbox } from '../helpers/sandbox.js';
 import { activeCard, cardholder, extraUsdAccount, fitsWebhook } from './cards-helpers.js';
@@ -281,5 +282,24 @@ describe('cards: reveal', () => {
     assertErrorEnvelope(res.body, 409, 'revealCard');
     expect(res.body.code).toBe('CONFLICT');
     expect((await api.patch(`/cards/${card.id}`, { maxSpendPerTransaction: 100 })).status).toBe(400);
+  });
+});
+
+describe('cards: the reveal URL never reaches a log', () => {
+  const lines: string[] = [];
+  const record = (message: string, fields?: unknown) => lines.push(`${message} ${JSON.stringify(fields ?? {})}`);
+  const logger: Logger = { info: record, warn: record, error: record, request: (fields) => record('request', fields) };
+  const logged = useSandbox({ logger });
+
+  it('neither the reveal call, the frame, nor an expired frame logs the URL or its signature', async () => {
+    const { api, customer, usd } = await cardholder(logged.api, logged.sandbox);
+    const card = await activeCard(api, customer.id, [usd]);
+    const { panEmbedUrl } = (await api.post(`/cards/${card.id}/reveal`)).body;
+    expect((await fetch(panEmbedUrl)).status).toBe(200);
+    await api.advance(400);
+    expect((await fetch(panEmbedUrl)).status).toBe(404);
+    const sig = new URL(panEmbedUrl).searchParams.get('sig')!;
+    expect(lines.some((l) => l.includes('/reveal'))).toBe(true);
+    expect(lines.filter((l) => l.includes(sig) || l.includes(panEmbedUrl))).toEqual([]);
   });
 });
