@@ -32,6 +32,9 @@ export const ineligibleFundingSourceBySuffix: Readonly<Record<string, string>> =
 /** Currencies a card may be denominated in (every funding source of a card shares one). */
 export const cardEligibleCurrencies: ReadonlySet<string> = new Set(['USD', 'EUR', 'GBP', 'USDC', 'USDB']);
 
+/** Card currencies whose issuer takes a static 3-D Secure password on `POST /cards` (EU cards). */
+export const staticPasswordCurrencies: ReadonlySet<string> = new Set(['EUR']);
+
 /** How the issuer network answers a simulated card message. */
 export interface DecisionRule {
   /** `decline`: refused with `declineReason`; `approve`: decided by state, limits and balances. */

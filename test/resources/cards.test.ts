@@ -120,6 +120,7 @@ describe('cards: issuance checks', () => {
       newCard(customer.id, [usd], { maxSpendPerTransaction: -1 }),
       newCard(customer.id, [usd], { maxSpendPerDay: 1.5 }),
       newCard(customer.id, [usd, usd]),
+      newCard(customer.id, [usd], { threeDSecurePassword: 'AbCd1234EfGh5678' }),
     ]) {
       const res = await api.post('/cards', body);
       expect(res.status, JSON.stringify(body)).toBe(400);
@@ -301,5 +302,15 @@ describe('cards: the reveal URL never reaches a log', () => {
     const sig = new URL(panEmbedUrl).searchParams.get('sig')!;
     expect(lines.some((l) => l.includes('/reveal'))).toBe(true);
     expect(lines.filter((l) => l.includes(sig) || l.includes(panEmbedUrl))).toEqual([]);
+  });
+});
+
+describe('cards: EUR program', () => {
+  it('an EUR card takes a static 3-D Secure password, which is never returned', async () => {
+    const { api, customer, eur } = await cardholder(s.api, s.sandbox, 0);
+    const res = await api.post('/cards', newCard(customer.id, [eur], { threeDSecurePassword: 'AbCd1234EfGh5678' }));
+    expect(res.status).toBe(201);
+    expect(res.body.currency).toBe('EUR');
+    expect(JSON.stringify((await api.get(`/cards/${res.body.id}`)).body)).not.toContain('AbCd1234EfGh5678');
   });
 });

@@ -10,6 +10,7 @@ import {
   defaultCardSettings,
   ineligibleFundingSourceBySuffix,
   issuanceOf,
+  staticPasswordCurrencies,
   suffixOf,
   type DecisionRule,
 } from '../../sandbox/card-rules.js';
@@ -197,6 +198,12 @@ export function createCard(ctx: SandboxContext, platform: Platform, input: CardC
     const settings = cardSettings(ctx, platform.id);
     checkLimitsSupported(settings, input);
     const currency = checkFundingSources(ctx, platform.id, holder.id, input.fundingSources);
+    // The static 3-D Secure password: only EU (EUR) card programs take one; it is forwarded and never stored.
+    if (input.threeDSecurePassword !== undefined && !staticPasswordCurrencies.has(currency)) {
+      throw invalidInput(`A static 3-D Secure password is not supported for ${currency} cards.`, [
+        { field: 'threeDSecurePassword', message: 'Only EU (EUR) card programs accept a static password; omit it to have one generated.' },
+      ]);
+    }
     const repo = repoOf(ctx);
     // API.md "Limits", cards per platform: a live-card maximum, optionally one per cardholder.
     const live = repo.live(platform.id, holder.id);
