@@ -46,7 +46,8 @@ const merchant = z.object({
   mcc: z.string().regex(/^\d{4}$/).optional(),
   country: z.string().regex(/^[A-Z]{2}$/).optional(),
 });
-const amount = z.number().int().max(Number.MAX_SAFE_INTEGER);
+// A simulated network message carries at most 10^12 in the smallest unit (sandbox bound, keeps every running sum exact).
+const amount = z.number().int().max(1_000_000_000_000);
 const currency = z.object({ code: z.string().min(1).max(10) }).loose();
 
 /** SandboxCardAuthorizationRequest: authorization, credit, financial and credit-advice simulations. */
