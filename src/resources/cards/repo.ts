@@ -68,8 +68,8 @@ export const cardMigrations: Migration[] = [
       authorized_at TEXT NOT NULL,
       last_event_at TEXT NOT NULL,
       CHECK (held >= 0 AND settled >= 0 AND refunded >= 0 AND refunded <= settled)
-    );
-    CREATE INDEX card_transactions_card ON card_transactions (card_id, status);
+    ) WITHOUT ROWID;
+    CREATE INDEX card_transactions_card ON card_transactions (card_id);
     CREATE TABLE card_daily_usage (
       card_id TEXT NOT NULL,
       day TEXT NOT NULL,
