@@ -118,6 +118,21 @@ describe('card simulations: clearing, returns, advice', () => {
     expect(auditLedger(s.sandbox.context, platformId)).toEqual([]);
   });
 
+  it('the parent descriptor decides the post-hoc pull of an over-authorisation: 005 pending 30 s, 006 EXCEPTION', async () => {
+    const { api, customer, usd, card } = await setup(100_00);
+    const delayed = await simulate(api, card.id, 'authorization', auth(10_00, 'DINER 005'));
+    await api.advance(31);
+    await simulate(api, card.id, 'clearing', { cardTransactionId: delayed.cardTransactionId, amount: 12_00 });
+    expect(await cardTx(api, delayed.cardTransactionId!)).toMatchObject({ status: 'SETTLED', pullSummary: { count: 2, totalAmount: 12_00, pendingCount: 1 } });
+    await api.advance(31);
+    expect((await cardTx(api, delayed.cardTransactionId!)).pullSummary.pendingCount).toBe(0);
+    const rejectedPull = await simulate(api, card.id, 'financial_authorization', auth(5_00, 'KIOSK 006'));
+    expect((await cardTx(api, rejectedPull.cardTransactionId!)).status).toBe('EXCEPTION');
+    expect(await simulate(api, card.id, 'balance_inquiry', { merchant: { descriptor: 'PUMP 002' } })).toMatchObject({ outcome: 'DECLINED', declineReason: 'INSUFFICIENT_FUNDS' });
+    expect(await simulate(api, card.id, 'credit_authorization', auth(1_00, 'REFUND 003'))).toMatchObject({ outcome: 'DECLINED', declineReason: 'CARD_PAUSED' });
+    expect(await balances(api, customer.id, usd)).toEqual({ balance: 83_00, total: 83_00 });
+  });
+
   it('an over-authorisation the balance cannot cover: EXCEPTION, the shortfall is not taken, no balance goes negative', async () => {
     const { api, customer, usd, card, platformId } = await setup(50_00);
     const a = await simulate(api, card.id, 'authorization', auth(40_00));
