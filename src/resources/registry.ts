@@ -20,6 +20,7 @@ import { cryptoWithdrawalsArea } from './crypto-withdrawals/index.js';
 import { ratesArea } from './rates/index.js';
 import { quotesArea } from './quotes/index.js';
 import { scaArea } from './sca/index.js';
+import { cardsArea } from './cards/index.js';
 
 /** The areas of the API, in mount order. A new area is one line here. */
 export const areas: readonly Area[] = [
@@ -39,6 +40,7 @@ export const areas: readonly Area[] = [
   ratesArea,
   quotesArea,
   scaArea,
+  cardsArea,
 ];
 
 /** Every migration: the infrastructure's first, then each area's, in registry order. */

@@ -6,6 +6,7 @@ import type { Area } from '../resources/area.js';
 import { platformService } from '../resources/platform/index.js';
 import { webhookControlRoutes } from '../resources/webhooks/index.js';
 import { operations } from '../generated/operations.js';
+import { cardControlRoutes } from '../resources/cards/index.js';
 import { basicAuth } from '../server/auth.js';
 import { faultRuleRequest, faultRulesOf } from '../server/faults.js';
 import type { AppEnv } from '../server/env.js';
@@ -51,6 +52,7 @@ export function controlPlane(ctx: SandboxContext, areas: readonly Area[]): Hono<
   });
 
   app.route('/webhooks', webhookControlRoutes(ctx));
+  app.route('/cards', cardControlRoutes(ctx));
 
   const operationIds = new Set(operations.map((op) => op.operationId));
   app.post('/faults', async (c) => {

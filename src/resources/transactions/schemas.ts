@@ -12,7 +12,7 @@ export const listTransactionsQuery = z.object({
   senderAccountIdentifier: z.string().optional(),
   receiverAccountIdentifier: z.string().optional(),
   status: z.enum(['CREATED', 'PENDING', 'PENDING_AUTHORIZATION', 'PROCESSING', 'COMPLETED', 'REJECTED', 'FAILED', 'REFUNDED', 'EXPIRED']).optional(),
-  type: z.enum(['INCOMING', 'OUTGOING']).optional(),
+  type: z.enum(['INCOMING', 'OUTGOING', 'CARD']).optional(),
   reference: z.string().optional(),
   startDate: dateTime.optional(),
   endDate: dateTime.optional(),

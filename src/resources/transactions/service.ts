@@ -8,17 +8,20 @@ import { TransactionRepo, type TransactionFilter, type TransactionRow } from './
 export type TransactionBody = Record<string, unknown> & {
   id: string;
   status: string;
-  type: 'INCOMING' | 'OUTGOING';
+  type: TransactionType;
   customerId: string;
   platformCustomerId: string;
 };
+
+/** `INCOMING`, `OUTGOING`, or `CARD` (a card transaction in the contract's CardTransaction shape, recorded by the cards area). */
+export type TransactionType = 'INCOMING' | 'OUTGOING' | 'CARD';
 
 /** What a new transaction is made of; id and timestamps are added here. */
 export type NewTransaction = Record<string, unknown> & {
   /** Set when the caller needed the id first (ledger postings reference it). */
   id?: string;
   status: string;
-  type: 'INCOMING' | 'OUTGOING';
+  type: TransactionType;
   customerId: string;
   platformCustomerId: string;
   source?: { accountId?: string } & Record<string, unknown>;
@@ -32,7 +35,8 @@ const repoOf = perContext((ctx: SandboxContext) => new TransactionRepo(ctx.db));
  * `INCOMING_PAYMENT.<STATUS>`, within the contract's enums (an incoming REJECTED is FAILED,
  * CREATED and PROCESSING are PENDING, REFUNDED is REFUND_COMPLETED).
  */
-export function eventTypeOf(type: 'INCOMING' | 'OUTGOING', status: string): string {
+export function eventTypeOf(type: TransactionType, status: string): string {
+  if (type === 'CARD') return `CARD_TRANSACTION.${status}`;
   if (type === 'OUTGOING') {
     const outgoing: Record<string, string> = { CREATED: 'PENDING', REJECTED: 'FAILED', REFUNDED: 'REFUND_COMPLETED' };
     return `OUTGOING_PAYMENT.${outgoing[status] ?? status}`;
@@ -70,7 +74,7 @@ export function recordTransaction(ctx: SandboxContext, platformId: string, field
     platform_customer_id: body.platformCustomerId,
     type: body.type,
     status: body.status,
-    source_account: fields.source?.accountId ?? null,
+    source_account: fields.source?.accountId ?? (typeof fields.accountId === 'string' ? fields.accountId : null),
     destination_account: fields.destination?.accountId ?? null,
     reference: referenceOf(body),
     quote_id: typeof body.quoteId === 'string' ? body.quoteId : null,

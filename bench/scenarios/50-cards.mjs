@@ -1,0 +1,2 @@
+// Card authorisation simulations (bench/cards.mjs).
+export { run } from '../cards.mjs';
