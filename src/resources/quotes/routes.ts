@@ -1,6 +1,7 @@
 import type { OperationHandlers } from '../area.js';
 import { idempotent } from '../../server/idempotency.js';
 import { jsonBody } from '../../server/validate.js';
+import { decideAgentTransaction } from '../agents/index.js';
 import {
   approvePaymentRequest,
   cancelTransactionRequest,
@@ -38,10 +39,10 @@ export const handlers: OperationHandlers = {
   },
   approvePendingPayment: async (c) => {
     await jsonBody(c, approvePaymentRequest, { optional: true });
-    return decidePendingPayment(c.get('ctx'), c.get('platform'), c.req.param('transactionId')!);
+    return c.json(decideAgentTransaction(c.get('ctx'), c.get('platform'), c.req.param('transactionId')!, 'APPROVE') ?? decidePendingPayment(c.get('ctx'), c.get('platform'), c.req.param('transactionId')!));
   },
   rejectPendingPayment: async (c) => {
-    await jsonBody(c, rejectPaymentRequest, { optional: true });
-    return decidePendingPayment(c.get('ctx'), c.get('platform'), c.req.param('transactionId')!);
+    const { reason } = await jsonBody(c, rejectPaymentRequest, { optional: true });
+    return c.json(decideAgentTransaction(c.get('ctx'), c.get('platform'), c.req.param('transactionId')!, 'REJECT', reason) ?? decidePendingPayment(c.get('ctx'), c.get('platform'), c.req.param('transactionId')!));
   },
 };
