@@ -364,14 +364,22 @@ export function authenticateAgent(ctx: SandboxContext, header: string | undefine
 // Policy
 // ---------------------------------------------------------------------------------------------
 
-function requirePermission(agent: AgentRow, permission: AgentPermission): void {
+/**
+ * A refusal by policy: `403 FORBIDDEN` naming the rule, or, on the operations whose contract
+ * declares no 403 (transactions, external accounts), `401 UNAUTHORIZED` naming it: the agent's
+ * credentials do not reach that far.
+ */
+const refused = (status: 401 | 403, rule: string, message: string, details: Record<string, unknown> = {}) =>
+  status === 403 ? forbidden(rule, message, details) : new ApiError(401, ErrorCode.UNAUTHORIZED, message, { reason: message, rule, ...details });
+
+function requirePermission(agent: AgentRow, permission: AgentPermission, status: 401 | 403 = 403): void {
   if (!policyOf(agent).permissions.includes(permission)) {
-    throw forbidden('permissions', `The agent's policy does not grant ${permission}.`, { permission });
+    throw refused(status, 'permissions', `The agent's policy does not grant ${permission}.`, { permission });
   }
 }
 
-function requireActive(agent: AgentRow): void {
-  if (agent.is_paused === 1) throw forbidden('isPaused', 'The agent is paused and cannot initiate actions.');
+function requireActive(agent: AgentRow, status: 401 | 403 = 403): void {
+  if (agent.is_paused === 1) throw refused(status, 'isPaused', 'The agent is paused and cannot initiate actions.');
 }
 
 /** The internal account must be the agent's customer's and allowed by `accountRestrictions.allowedAccountIds`. */
@@ -653,14 +661,14 @@ export function listOwnInternalAccounts(
 
 /** `GET /agents/me/external-accounts` (MANAGE_EXTERNAL_ACCOUNTS). */
 export function listOwnExternalAccounts(ctx: SandboxContext, principal: AgentPrincipal, query: { limit: number; cursor?: string | undefined; currency?: string | undefined }): Page<ExternalAccount> {
-  requirePermission(principal.agent, 'MANAGE_EXTERNAL_ACCOUNTS');
+  requirePermission(principal.agent, 'MANAGE_EXTERNAL_ACCOUNTS', 401);
   return listExternalAccounts(ctx, principal.platform, { ...query, customerId: principal.agent.customer_id }, 'customer');
 }
 
 /** `POST /agents/me/external-accounts` (MANAGE_EXTERNAL_ACCOUNTS): `customerId` is the agent's customer. */
 export function createOwnExternalAccount(ctx: SandboxContext, principal: AgentPrincipal, input: Parameters<typeof createExternalAccount>[2]): ExternalAccount {
-  requirePermission(principal.agent, 'MANAGE_EXTERNAL_ACCOUNTS');
-  requireActive(principal.agent);
+  requirePermission(principal.agent, 'MANAGE_EXTERNAL_ACCOUNTS', 401);
+  requireActive(principal.agent, 401);
   if (input.customerId !== undefined && input.customerId !== principal.agent.customer_id) {
     throw new ApiError(400, ErrorCode.INVALID_INPUT, 'An agent adds external accounts for its own customer only.', {
       errors: [{ field: 'customerId', constraint: { enum: [principal.agent.customer_id] }, message: 'Omit customerId or send the agent\'s customer.' }],
@@ -671,14 +679,14 @@ export function createOwnExternalAccount(ctx: SandboxContext, principal: AgentPr
 
 /** `GET /agents/me/external-accounts/{id}` (MANAGE_EXTERNAL_ACCOUNTS). */
 export function getOwnExternalAccount(ctx: SandboxContext, principal: AgentPrincipal, id: string): ExternalAccount {
-  requirePermission(principal.agent, 'MANAGE_EXTERNAL_ACCOUNTS');
+  requirePermission(principal.agent, 'MANAGE_EXTERNAL_ACCOUNTS', 401);
   return ownExternalAccount(ctx, principal, id);
 }
 
 /** `DELETE /agents/me/external-accounts/{id}` (MANAGE_EXTERNAL_ACCOUNTS). */
 export function deleteOwnExternalAccount(ctx: SandboxContext, principal: AgentPrincipal, id: string): void {
-  requirePermission(principal.agent, 'MANAGE_EXTERNAL_ACCOUNTS');
-  requireActive(principal.agent);
+  requirePermission(principal.agent, 'MANAGE_EXTERNAL_ACCOUNTS', 401);
+  requireActive(principal.agent, 401);
   ctx.tx(() => {
     ownExternalAccount(ctx, principal, id);
     deleteExternalAccount(ctx, principal.platform.id, id, 'customer');
@@ -813,7 +821,7 @@ export function listOwnTransactions(
   principal: AgentPrincipal,
   query: Parameters<typeof listTransactions>[2],
 ): Page<TransactionBody> {
-  requirePermission(principal.agent, 'VIEW_TRANSACTIONS');
+  requirePermission(principal.agent, 'VIEW_TRANSACTIONS', 401);
   return listTransactions(ctx, principal.platform.id, {
     ...query,
     customerId: principal.agent.customer_id,
@@ -825,7 +833,7 @@ export function listOwnTransactions(
 
 /** `GET /agents/me/transactions/{id}` (VIEW_TRANSACTIONS): another customer's transaction is a 404. */
 export function getOwnTransaction(ctx: SandboxContext, principal: AgentPrincipal, transactionId: string): TransactionBody {
-  requirePermission(principal.agent, 'VIEW_TRANSACTIONS');
+  requirePermission(principal.agent, 'VIEW_TRANSACTIONS', 401);
   const transaction = getTransaction(ctx, principal.platform.id, transactionId);
   if (transaction.customerId !== principal.agent.customer_id) throw notFound('TRANSACTION_NOT_FOUND', `No transaction ${transactionId} of this agent's customer.`);
   return transaction;
