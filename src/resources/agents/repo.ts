@@ -61,10 +61,18 @@ export const agentMigrations: Migration[] = [
     );
     CREATE INDEX agent_actions_agent ON agent_actions (agent_id, id);
     CREATE INDEX agent_actions_agent_status ON agent_actions (agent_id, status, id);
-    CREATE INDEX agent_actions_usage ON agent_actions (agent_id, created_ms);
     CREATE INDEX agent_actions_platform_status ON agent_actions (platform_id, status, id);
     CREATE INDEX agent_actions_pending_tx ON agent_actions (platform_id, pending_transaction_id);
-    CREATE INDEX agent_actions_quote ON agent_actions (quote_id);`,
+    CREATE INDEX agent_actions_quote ON agent_actions (quote_id);
+    CREATE TABLE agent_usage (
+      agent_id TEXT NOT NULL,
+      period TEXT NOT NULL,
+      currency TEXT NOT NULL,
+      platform_id TEXT NOT NULL,
+      count INTEGER NOT NULL,
+      amount INTEGER NOT NULL,
+      PRIMARY KEY (agent_id, period, currency)
+    ) WITHOUT ROWID;`,
   },
 ];
 
@@ -298,15 +306,29 @@ export class AgentRepo {
     return (this.stmt(`SELECT COUNT(*) AS n FROM agent_actions WHERE ${where.sql}`).get(...where.params) as { n: number }).n;
   }
 
-  /** Count and amounts (per currency) of the agent's actions since `sinceMs` that count against its limits: pending or approved. */
-  usageSince(agentId: string, sinceMs: number): { currency: string; count: number; amount: number }[] {
-    return this.stmt(
-      "SELECT currency, COUNT(*) AS count, SUM(amount) AS amount FROM agent_actions WHERE agent_id = ? AND created_ms >= ? AND status IN ('PENDING_APPROVAL', 'APPROVED') GROUP BY currency",
-    ).all(agentId, sinceMs) as { currency: string; count: number; amount: number }[];
+  /**
+   * Adds to (or, with negative values, takes from) the agent's usage counters of the given
+   * periods (`D2026-11-23`, `M2026-11`): what pending and approved actions count against limits.
+   */
+  addUsage(agentId: string, platformId: string, periods: string[], currency: string, count: number, amount: number): void {
+    const upsert = this.stmt(
+      `INSERT INTO agent_usage (agent_id, period, currency, platform_id, count, amount) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (agent_id, period, currency) DO UPDATE SET count = count + excluded.count, amount = amount + excluded.amount`,
+    );
+    for (const period of periods) upsert.run(agentId, period, currency, platformId, count, amount);
+  }
+
+  /** The usage counters of one period, per currency. */
+  usageOf(agentId: string, period: string): { currency: string; count: number; amount: number }[] {
+    return this.stmt('SELECT currency, count, amount FROM agent_usage WHERE agent_id = ? AND period = ?').all(agentId, period) as {
+      currency: string;
+      count: number;
+      amount: number;
+    }[];
   }
 
   removePlatform(platformId: string): void {
-    for (const table of ['agent_actions', 'agent_quotes', 'agent_device_codes', 'agents']) {
+    for (const table of ['agent_usage', 'agent_actions', 'agent_quotes', 'agent_device_codes', 'agents']) {
       this.stmt(`DELETE FROM ${table} WHERE platform_id = ?`).run(platformId);
     }
   }

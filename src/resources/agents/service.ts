@@ -68,16 +68,22 @@ function convert(ctx: SandboxContext, amount: number, from: string, to: string):
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** The UTC day and month (on the sandbox clock) that the period limits count. */
-function periodsOf(now: number): { dayStart: number; monthStart: number; nextDay: number; nextMonth: number } {
+/** When the UTC day and month (on the sandbox clock) that the period limits count end. */
+function periodEnds(now: number): { nextDay: number; nextMonth: number } {
   const d = new Date(now);
-  const dayStart = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate());
   return {
-    dayStart,
-    nextDay: dayStart + DAY_MS,
-    monthStart: Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1),
+    nextDay: Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()) + DAY_MS,
     nextMonth: Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1),
   };
+}
+
+/** Usage counter keys of the UTC day and month containing `ms`. */
+const dayKey = (ms: number) => `D${new Date(ms).toISOString().slice(0, 10)}`;
+const monthKey = (ms: number) => `M${new Date(ms).toISOString().slice(0, 7)}`;
+
+/** Counts an action in (or, with `sign` -1, out of) the usage of the day and month it was submitted in. */
+function countUsage(ctx: SandboxContext, row: ActionRow, sign: 1 | -1): void {
+  repoOf(ctx).addUsage(row.agent_id, row.platform_id, [dayKey(row.created_ms), monthKey(row.created_ms)], row.currency, sign, sign * row.amount);
 }
 
 interface Usage {
@@ -93,13 +99,14 @@ interface Usage {
  * Amounts are converted into the policy's limit currency at evaluation time.
  */
 function usageOf(ctx: SandboxContext, agent: AgentRow, policy: AgentPolicy): Usage {
-  const p = periodsOf(ctx.clock.now());
   const repo = repoOf(ctx);
   const limitCurrency = policy.spendingLimits.currency;
   const total = (rows: { currency: string; count: number; amount: number }[]) =>
     rows.reduce((sum, row) => ({ count: sum.count + row.count, amount: sum.amount + convert(ctx, row.amount, row.currency, limitCurrency) }), { count: 0, amount: 0 });
-  const month = total(repo.usageSince(agent.id, p.monthStart));
-  const day = total(repo.usageSince(agent.id, p.dayStart));
+  const now = ctx.clock.now();
+  const p = periodEnds(now);
+  const month = total(repo.usageOf(agent.id, monthKey(now)));
+  const day = total(repo.usageOf(agent.id, dayKey(now)));
   return {
     dailyTransactionCount: day.count,
     dailySpend: day.amount,
@@ -418,21 +425,22 @@ function evaluate(ctx: SandboxContext, agent: AgentRow, accountId: string, amoun
       currency: limits.currency,
     });
   }
-  const usage = usageOf(ctx, agent, policy);
-  if (limits.dailyTransactionLimit !== undefined && usage.dailyTransactionCount + 1 > limits.dailyTransactionLimit) {
+  const periodLimited = limits.dailyTransactionLimit !== undefined || (limits.dailyLimit ?? null) !== null || (limits.monthlyLimit ?? null) !== null;
+  const usage = periodLimited ? usageOf(ctx, agent, policy) : undefined;
+  if (usage && limits.dailyTransactionLimit !== undefined && usage.dailyTransactionCount + 1 > limits.dailyTransactionLimit) {
     throw forbidden('spendingLimits.dailyTransactionLimit', `The agent reached its ${limits.dailyTransactionLimit} transactions for today; the count resets on ${usage.dailyResetDate}.`, {
       limit: limits.dailyTransactionLimit,
       used: usage.dailyTransactionCount,
     });
   }
-  if (limits.dailyLimit !== undefined && limits.dailyLimit !== null && usage.dailySpend + inLimitCurrency > limits.dailyLimit) {
+  if (usage && limits.dailyLimit !== undefined && limits.dailyLimit !== null && usage.dailySpend + inLimitCurrency > limits.dailyLimit) {
     throw forbidden('spendingLimits.dailyLimit', `${inLimitCurrency} ${limits.currency} would exceed the daily limit of ${limits.dailyLimit} (${usage.dailySpend} spent today).`, {
       limit: limits.dailyLimit,
       used: usage.dailySpend,
       amount: inLimitCurrency,
     });
   }
-  if (limits.monthlyLimit !== undefined && limits.monthlyLimit !== null && usage.monthlySpend + inLimitCurrency > limits.monthlyLimit) {
+  if (usage && limits.monthlyLimit !== undefined && limits.monthlyLimit !== null && usage.monthlySpend + inLimitCurrency > limits.monthlyLimit) {
     throw forbidden('spendingLimits.monthlyLimit', `${inLimitCurrency} ${limits.currency} would exceed the monthly limit of ${limits.monthlyLimit} (${usage.monthlySpend} spent this month).`, {
       limit: limits.monthlyLimit,
       used: usage.monthlySpend,
@@ -502,6 +510,7 @@ function submit(ctx: SandboxContext, principal: AgentPrincipal, submission: Subm
     updated_at: new Date(now).toISOString(),
   };
   repoOf(ctx).insertAction(row);
+  countUsage(ctx, row, 1);
   if (row.status === 'PENDING_APPROVAL') appendTransition(ctx, row);
   return presentAction(ctx, row);
 }
@@ -541,6 +550,7 @@ export function approveAction(ctx: SandboxContext, platform: Platform, agentId: 
     }
     const now = ctx.clock.iso();
     repoOf(ctx).decideAction(row.id, status, transactionId, null, now);
+    if (status === 'FAILED') countUsage(ctx, row, -1);
     const next = { ...row, status, transaction_id: transactionId, updated_at: now };
     appendTransition(ctx, next);
     return presentAction(ctx, next);
@@ -553,6 +563,7 @@ export function rejectAction(ctx: SandboxContext, platform: Platform, agentId: s
     const row = pendingAction(ctx, platform.id, agentId, actionId);
     const now = ctx.clock.iso();
     repoOf(ctx).decideAction(row.id, 'REJECTED', null, reason ?? null, now);
+    countUsage(ctx, row, -1);
     const next = { ...row, status: 'REJECTED', rejection_reason: reason ?? null, updated_at: now };
     appendTransition(ctx, next);
     return presentAction(ctx, next);
