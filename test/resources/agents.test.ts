@@ -181,6 +181,28 @@ describe('agents: authentication', () => {
   });
 });
 
+describe('agents: idempotency and reset', () => {
+  it('an Idempotency-Key replays the agent\'s action instead of submitting it twice', async () => {
+    const { api, customer, usd, payee, token } = await setup();
+    const quote = (await api.post('/agents/me/quotes', quoteBody(usd.id, payee, 30_00), bearer(token, { headers: { 'Idempotency-Key': 'q-1' } }))).body;
+    const replayedQuote = await api.post('/agents/me/quotes', quoteBody(usd.id, payee, 30_00), bearer(token, { headers: { 'Idempotency-Key': 'q-1' } }));
+    expect(replayedQuote.body.id).toBe(quote.id);
+    expect(replayedQuote.headers.get('Idempotent-Replayed')).toBe('true');
+    const first = await api.post(`/agents/me/quotes/${quote.id}/execute`, undefined, bearer(token, { headers: { 'Idempotency-Key': 'x-1' } }));
+    const second = await api.post(`/agents/me/quotes/${quote.id}/execute`, undefined, bearer(token, { headers: { 'Idempotency-Key': 'x-1' } }));
+    expect(second.body.id).toBe(first.body.id);
+    expect(await balance(api, customer.id, usd.id)).toBe(10_000_00 - 30_00);
+  });
+
+  it('a sandbox reset of the platform removes its agents: their tokens are 401', async () => {
+    const { api, token } = await setup();
+    expect((await api.get('/agents/me', bearer(token))).status).toBe(200);
+    expect((await api.post('/_sandbox/reset')).status).toBe(200);
+    expect((await api.get('/agents/me', bearer(token))).status).toBe(401);
+    expect((await api.get('/agents')).body.data).toEqual([]);
+  });
+});
+
 describe('agents: quotes under policy', () => {
   it('within policy: the quote executes at once through the quotes service', async () => {
     const { api, customer, usd, payee, token, platformId } = await setup();
