@@ -11,6 +11,7 @@ import { addStartOptions, startOptionsOf } from './start-options.js';
 import { registerFaultCommands } from './faults.js';
 import { registerUiCommands } from './ui.js';
 import { registerStateCommands } from './state.js';
+import { registerAgentCommands } from './agents.js';
 
 /** The package version: package.json sits one folder above the bundle (dist/) or two above src/cli. */
 function packageVersion(): string {
@@ -77,6 +78,7 @@ export function buildProgram(): Command {
   registerFaultCommands(program);
   registerUiCommands(program);
   registerStateCommands(program);
+  registerAgentCommands(program);
 
   program.addHelpText('after', `\nStart flags (service-sandbox [start] [flags]):\n${optionsText(start)}\n`);
   withExamples(program, [

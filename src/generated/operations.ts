@@ -7,6 +7,8 @@ export interface ContractOperation {
   path: string;
   tags: string[];
   idempotent: boolean;
+  /** The security schemes that authenticate the operation (any one); absent means `['BasicAuth']`, empty means none. */
+  security?: readonly string[];
 }
 
 export const CONTRACT_VERSION = '2025-10-13';
@@ -116,7 +118,7 @@ export const operations: readonly ContractOperation[] = [
   { operationId: 'listAgents', method: 'GET', path: '/agents', tags: ['Agent Management'], idempotent: false },
   { operationId: 'createAgent', method: 'POST', path: '/agents', tags: ['Agent Management'], idempotent: false },
   { operationId: 'listAgentApprovals', method: 'GET', path: '/agents/approvals', tags: ['Agent Management'], idempotent: false },
-  { operationId: 'getAgentMe', method: 'GET', path: '/agents/me', tags: ['Agent Operations'], idempotent: false },
+  { operationId: 'getAgentMe', method: 'GET', path: '/agents/me', tags: ['Agent Operations'], idempotent: false, security: ['AgentAuth'] },
   { operationId: 'getAgentById', method: 'GET', path: '/agents/{agentId}', tags: ['Agent Management'], idempotent: false },
   { operationId: 'updateAgent', method: 'PATCH', path: '/agents/{agentId}', tags: ['Agent Management'], idempotent: false },
   { operationId: 'deleteAgent', method: 'DELETE', path: '/agents/{agentId}', tags: ['Agent Management'], idempotent: false },
@@ -125,21 +127,21 @@ export const operations: readonly ContractOperation[] = [
   { operationId: 'approveAgentAction', method: 'POST', path: '/agents/{agentId}/actions/{actionId}/approve', tags: ['Agent Management'], idempotent: false },
   { operationId: 'rejectAgentAction', method: 'POST', path: '/agents/{agentId}/actions/{actionId}/reject', tags: ['Agent Management'], idempotent: false },
   { operationId: 'getAgentDeviceCodeStatus', method: 'GET', path: '/agents/device-codes/{code}/status', tags: ['Agent Management'], idempotent: false },
-  { operationId: 'redeemAgentDeviceCode', method: 'POST', path: '/agents/device-codes/{code}/redeem', tags: ['Agent Management'], idempotent: false },
-  { operationId: 'agentListTransactions', method: 'GET', path: '/agents/me/transactions', tags: ['Agent Operations'], idempotent: false },
-  { operationId: 'agentGetTransaction', method: 'GET', path: '/agents/me/transactions/{transactionId}', tags: ['Agent Operations'], idempotent: false },
-  { operationId: 'agentCreateQuote', method: 'POST', path: '/agents/me/quotes', tags: ['Agent Operations'], idempotent: true },
-  { operationId: 'agentGetQuote', method: 'GET', path: '/agents/me/quotes/{quoteId}', tags: ['Agent Operations'], idempotent: false },
-  { operationId: 'agentExecuteQuote', method: 'POST', path: '/agents/me/quotes/{quoteId}/execute', tags: ['Agent Operations'], idempotent: true },
-  { operationId: 'agentListActions', method: 'GET', path: '/agents/me/actions', tags: ['Agent Operations'], idempotent: false },
-  { operationId: 'agentGetAction', method: 'GET', path: '/agents/me/actions/{actionId}', tags: ['Agent Operations'], idempotent: false },
-  { operationId: 'agentCreateTransferIn', method: 'POST', path: '/agents/me/transfer-in', tags: ['Agent Operations'], idempotent: true },
-  { operationId: 'agentCreateTransferOut', method: 'POST', path: '/agents/me/transfer-out', tags: ['Agent Operations'], idempotent: true },
-  { operationId: 'agentListInternalAccounts', method: 'GET', path: '/agents/me/internal-accounts', tags: ['Agent Operations'], idempotent: false },
-  { operationId: 'agentListExternalAccounts', method: 'GET', path: '/agents/me/external-accounts', tags: ['Agent Operations'], idempotent: false },
-  { operationId: 'agentCreateExternalAccount', method: 'POST', path: '/agents/me/external-accounts', tags: ['Agent Operations'], idempotent: false },
-  { operationId: 'agentGetExternalAccount', method: 'GET', path: '/agents/me/external-accounts/{externalAccountId}', tags: ['Agent Operations'], idempotent: false },
-  { operationId: 'agentDeleteExternalAccount', method: 'DELETE', path: '/agents/me/external-accounts/{externalAccountId}', tags: ['Agent Operations'], idempotent: false },
+  { operationId: 'redeemAgentDeviceCode', method: 'POST', path: '/agents/device-codes/{code}/redeem', tags: ['Agent Management'], idempotent: false, security: [] },
+  { operationId: 'agentListTransactions', method: 'GET', path: '/agents/me/transactions', tags: ['Agent Operations'], idempotent: false, security: ['AgentAuth'] },
+  { operationId: 'agentGetTransaction', method: 'GET', path: '/agents/me/transactions/{transactionId}', tags: ['Agent Operations'], idempotent: false, security: ['AgentAuth'] },
+  { operationId: 'agentCreateQuote', method: 'POST', path: '/agents/me/quotes', tags: ['Agent Operations'], idempotent: true, security: ['AgentAuth'] },
+  { operationId: 'agentGetQuote', method: 'GET', path: '/agents/me/quotes/{quoteId}', tags: ['Agent Operations'], idempotent: false, security: ['AgentAuth'] },
+  { operationId: 'agentExecuteQuote', method: 'POST', path: '/agents/me/quotes/{quoteId}/execute', tags: ['Agent Operations'], idempotent: true, security: ['AgentAuth'] },
+  { operationId: 'agentListActions', method: 'GET', path: '/agents/me/actions', tags: ['Agent Operations'], idempotent: false, security: ['AgentAuth'] },
+  { operationId: 'agentGetAction', method: 'GET', path: '/agents/me/actions/{actionId}', tags: ['Agent Operations'], idempotent: false, security: ['AgentAuth'] },
+  { operationId: 'agentCreateTransferIn', method: 'POST', path: '/agents/me/transfer-in', tags: ['Agent Operations'], idempotent: true, security: ['AgentAuth'] },
+  { operationId: 'agentCreateTransferOut', method: 'POST', path: '/agents/me/transfer-out', tags: ['Agent Operations'], idempotent: true, security: ['AgentAuth'] },
+  { operationId: 'agentListInternalAccounts', method: 'GET', path: '/agents/me/internal-accounts', tags: ['Agent Operations'], idempotent: false, security: ['AgentAuth'] },
+  { operationId: 'agentListExternalAccounts', method: 'GET', path: '/agents/me/external-accounts', tags: ['Agent Operations'], idempotent: false, security: ['AgentAuth'] },
+  { operationId: 'agentCreateExternalAccount', method: 'POST', path: '/agents/me/external-accounts', tags: ['Agent Operations'], idempotent: false, security: ['AgentAuth'] },
+  { operationId: 'agentGetExternalAccount', method: 'GET', path: '/agents/me/external-accounts/{externalAccountId}', tags: ['Agent Operations'], idempotent: false, security: ['AgentAuth'] },
+  { operationId: 'agentDeleteExternalAccount', method: 'DELETE', path: '/agents/me/external-accounts/{externalAccountId}', tags: ['Agent Operations'], idempotent: false, security: ['AgentAuth'] },
   { operationId: 'listCards', method: 'GET', path: '/cards', tags: ['Cards'], idempotent: false },
   { operationId: 'createCard', method: 'POST', path: '/cards', tags: ['Cards'], idempotent: false },
   { operationId: 'getCardById', method: 'GET', path: '/cards/{id}', tags: ['Cards'], idempotent: false },

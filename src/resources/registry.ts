@@ -21,6 +21,7 @@ import { ratesArea } from './rates/index.js';
 import { quotesArea } from './quotes/index.js';
 import { scaArea } from './sca/index.js';
 import { cardsArea } from './cards/index.js';
+import { agentsArea } from './agents/index.js';
 
 /** The areas of the API, in mount order. A new area is one line here. */
 export const areas: readonly Area[] = [
@@ -41,6 +42,7 @@ export const areas: readonly Area[] = [
   quotesArea,
   scaArea,
   cardsArea,
+  agentsArea,
 ];
 
 /** Every migration: the infrastructure's first, then each area's, in registry order. */

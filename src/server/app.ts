@@ -8,7 +8,7 @@ import { CONTRACT_VERSION, operations, toHonoPath, type ContractOperation } from
 import type { Area } from '../resources/area.js';
 import { controlPlane } from '../sandbox/routes.js';
 import { changeNotifier } from '../sandbox/changes.js';
-import { basicAuth } from './auth.js';
+import { authenticationFor } from './auth.js';
 import { bodyLimits } from './body-limits.js';
 import { faultGate } from './faults.js';
 import type { AppEnv, OperationHandler } from './env.js';
@@ -94,7 +94,7 @@ function sendError(c: Context<AppEnv>, error: ApiError): Response {
 
 /**
  * Builds the sandbox's hono app: request ids and logging, the control plane under `/_sandbox`,
- * and every contract operation under `/2025-10-13` behind HTTP Basic, implemented or 501.
+ * and every contract operation under `/2025-10-13` behind its contract authentication, implemented or 501.
  */
 export function createApp(ctx: SandboxContext, areas: readonly Area[]): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ getPath: pathOf });
@@ -133,7 +133,6 @@ export function createApp(ctx: SandboxContext, areas: readonly Area[]): Hono<App
   for (const area of areas) if (area.extraRoutes) app.route('/', area.extraRoutes(ctx));
 
   const api = new Hono<AppEnv>();
-  api.use('*', basicAuth);
   const { handlers } = coverageOf(areas);
   const byPath = new Map<string, ContractOperation[]>();
   for (const op of operations) byPath.set(op.path, [...(byPath.get(op.path) ?? []), op]);
@@ -141,9 +140,10 @@ export function createApp(ctx: SandboxContext, areas: readonly Area[]): Hono<App
   for (const path of paths) {
     const ops = byPath.get(path)!;
     const honoPath = toHonoPath(path);
-    for (const op of ops) api.on(op.method, honoPath, faultGate(op, BASE_PATH), handlers.get(op.operationId) ?? notImplemented(op));
+    // Each operation authenticates as its contract `security` says (Basic, AgentAuth bearer, or none).
+    for (const op of ops) api.on(op.method, honoPath, authenticationFor(op), faultGate(op, BASE_PATH), handlers.get(op.operationId) ?? notImplemented(op));
     const allowed = ops.map((op) => op.method).join(', ');
-    api.all(honoPath, (c) => {
+    api.all(honoPath, authenticationFor(ops[0]!), (c) => {
       c.header('Allow', allowed);
       throw new ApiError(405, ErrorCode.METHOD_NOT_ALLOWED, `${c.req.method} is not allowed on ${path}; use ${allowed}.`);
     });

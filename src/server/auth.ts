@@ -1,6 +1,8 @@
 import type { MiddlewareHandler } from 'hono';
 import { ApiError, ErrorCode } from '../core/errors.js';
 import { platformService } from '../resources/platform/index.js';
+import { agentBearerAuth } from '../resources/agents/index.js';
+import type { ContractOperation } from '../generated/operations.js';
 import type { AppEnv } from './env.js';
 
 /** Parses `Authorization: Basic base64(clientId:clientSecret)`. */
@@ -27,3 +29,17 @@ export const basicAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
   c.set('platform', platform);
   await next();
 };
+
+const noAuth: MiddlewareHandler<AppEnv> = async (_c, next) => {
+  await next();
+};
+
+/**
+ * The authentication an operation's contract `security` names: HTTP Basic by default, the
+ * AgentAuth bearer for agent operations, none for an empty list (device-code redemption).
+ */
+export function authenticationFor(op: ContractOperation): MiddlewareHandler<AppEnv> {
+  if (op.security === undefined || op.security.includes('BasicAuth')) return basicAuth;
+  if (op.security.includes('AgentAuth')) return agentBearerAuth;
+  return noAuth;
+}

@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import type { SandboxContext } from '../context.js';
 import type { Platform } from '../resources/platform/index.js';
+import type { AgentPrincipal } from '../resources/agents/index.js';
 
 /** Hono environment of the sandbox: what middleware puts on each request. */
 export interface AppEnv {
@@ -8,6 +9,8 @@ export interface AppEnv {
     requestId: string;
     /** The authenticated platform (set by the Basic auth middleware). */
     platform: Platform;
+    /** The agent of an AgentAuth bearer token (agent operations only). */
+    agent: AgentPrincipal;
     ctx: SandboxContext;
     /** The error code and first field at fault of an error answer (for the request log). */
     errorSummary: { code: string; field?: string };

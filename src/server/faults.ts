@@ -195,8 +195,10 @@ interface NodeBindings {
 export function faultGate(op: ContractOperation, basePath: string): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const ctx = c.get('ctx');
+    const platform = c.get('platform') as { id: string } | undefined;
+    if (!platform) return next(); // an operation without credentials (device-code redeem) belongs to no platform
     const path = c.req.path.startsWith(basePath) ? c.req.path.slice(basePath.length) || '/' : c.req.path;
-    const rule = faultRulesOf(ctx).take(c.get('platform').id, op.operationId, c.req.method, path, draw);
+    const rule = faultRulesOf(ctx).take(platform.id, op.operationId, c.req.method, path, draw);
     if (!rule) return next();
     c.header('Service-Sandbox-Fault', rule.id);
     const effect = rule.effect;

@@ -5,6 +5,8 @@ import { handlers, hostedOwnershipRoutes } from './routes.js';
 import { removePlatformExternalAccounts, triggerStatusUpdated } from './service.js';
 
 export { createExternalAccount, defaultUmaDepositAccountOf, getExternalAccount, getExternalAccountFor, primaryIdentifierSuffix, primaryIdentifierOf, suffixOf } from './service.js';
+export { deleteExternalAccount, listExternalAccounts } from './service.js';
+export { customerExternalAccountCreate } from './schemas.js';
 export { bolt11Problem, bolt12Problem, evmAddressProblem, lightningAddressProblem, solanaAddressProblem, sparkAddressProblem } from './validators.js';
 export type { ExternalAccount, Scope as ExternalAccountScope } from './service.js';
 

@@ -4,6 +4,7 @@ import { handlers } from './routes.js';
 import { PAYOUT_STEP_JOB, removePlatformQuotes, runPayoutStep } from './service.js';
 
 export { advanceQuoteAuthorization, cancelTransaction, expireQuoteAuthorization, createQuote, executeQuote, getQuote, sandboxSend } from './service.js';
+export { quoteRequest, type QuoteRequest } from './schemas.js';
 
 /** Quotes: pricing, rate locks, execution and every payout outcome; the transaction actions. */
 export const quotesArea: Area = {

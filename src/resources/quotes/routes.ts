@@ -1,6 +1,7 @@
 import type { OperationHandlers } from '../area.js';
 import { idempotent } from '../../server/idempotency.js';
 import { jsonBody } from '../../server/validate.js';
+import { decideAgentTransaction } from '../agents/index.js';
 import {
   approvePaymentRequest,
   cancelTransactionRequest,
@@ -40,10 +41,18 @@ export const handlers: OperationHandlers = {
   // Transactions pending platform approval: the transactions area dispatches to the kind that holds them.
   approvePendingPayment: async (c) => {
     const { receiverCustomerInfo } = await jsonBody(c, approvePaymentRequest, { optional: true });
-    return c.json(decideTransaction(c.get('ctx'), c.get('platform').id, c.req.param('transactionId')!, { decision: 'APPROVE', via: 'API', receiverCustomerInfo }));
+    const transactionId = c.req.param('transactionId')!;
+    return c.json(
+      decideAgentTransaction(c.get('ctx'), c.get('platform'), transactionId, 'APPROVE') ??
+        decideTransaction(c.get('ctx'), c.get('platform').id, transactionId, { decision: 'APPROVE', via: 'API', receiverCustomerInfo }),
+    );
   },
   rejectPendingPayment: async (c) => {
     const { reason } = await jsonBody(c, rejectPaymentRequest, { optional: true });
-    return c.json(decideTransaction(c.get('ctx'), c.get('platform').id, c.req.param('transactionId')!, { decision: 'REJECT', via: 'API', reason }));
+    const transactionId = c.req.param('transactionId')!;
+    return c.json(
+      decideAgentTransaction(c.get('ctx'), c.get('platform'), transactionId, 'REJECT', reason) ??
+        decideTransaction(c.get('ctx'), c.get('platform').id, transactionId, { decision: 'REJECT', via: 'API', reason }),
+    );
   },
 };

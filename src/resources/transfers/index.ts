@@ -4,6 +4,8 @@ import { SETTLE_TRANSFER_JOB, settleTransfer } from './service.js';
 import { registerPaymentTriggers } from './triggers.js';
 
 export { checkAmount, fundInternalAccount, internalAccountOf, ownerForMovement } from './service.js';
+export { defaultTransferInAmount, transferIn, transferOut } from './service.js';
+export { transferInRequest, transferOutRequest, type TransferInRequest, type TransferOutRequest } from './schemas.js';
 export type { AccountOwner } from './service.js';
 
 /** Same-currency transfers in and out, and sandbox funding; their rows live in the ledger and transactions areas. */

@@ -68,7 +68,7 @@ export function checkAmount(platform: Platform, currency: string, amount: number
 }
 
 /** The amount a transfer-in without `amount` pulls: the sandbox default within the platform's limits for the currency. */
-function defaultTransferInAmount(platform: Platform, currency: string): number {
+export function defaultTransferInAmount(platform: Platform, currency: string): number {
   const config = platform.config.supportedCurrencies.find((c) => c.currencyCode === currency);
   if (!config) return TRANSFER_IN_DEFAULT_AMOUNT;
   return Math.min(Math.max(TRANSFER_IN_DEFAULT_AMOUNT, config.minAmount), config.maxAmount);
