@@ -99,6 +99,23 @@ describe('additional credentials by signed retry', () => {
     expect(patch.second.status).toBe(200);
   });
 
+  it('409 EMAIL_OTP_CREDENTIAL_SET_CHANGED when the tied EMAIL_OTP set changed between the legs of an email change', async () => {
+    const api = await s.api.newPlatform();
+    const { customer, wallet } = await walletCustomer(api);
+    const email = await emailOtpLogin(api, wallet.id);
+    const sms = await signed(api, 'POST', '/auth/credentials', { type: 'SMS_OTP', accountId: wallet.id }, email.key);
+    const tek = generateP256KeyPair();
+    await signed(api, 'POST', `/auth/credentials/${sms.second.body.id}/verify`, { type: 'SMS_OTP', encryptedOtpBundle: encryptOtp(sms.second.body.otpEncryptionTargetBundle, '000000', tek) }, tek);
+    const update = { customerType: 'INDIVIDUAL', email: 'moved@example.com' };
+    const first = await api.patch(`/customers/${customer.id}`, update);
+    expect(first.status).toBe(202);
+    expect((await signed(api, 'DELETE', `/auth/credentials/${email.credential.id}`, undefined, tek)).second.status).toBe(204);
+    const late = await api.patch(`/customers/${customer.id}`, update, { headers: { 'Service-Wallet-Signature': await stampWith(tek, first.body.payloadToSign), 'Request-Id': first.body.requestId } });
+    expect(late.status).toBe(409);
+    expect(late.body.code).toBe('EMAIL_OTP_CREDENTIAL_SET_CHANGED');
+    expect((await api.get(`/customers/${customer.id}`)).body.email).toBe(customer.email);
+  });
+
   it('OAUTH: malformed token 400, unsupported issuer 400, stale iat 401, the retired literal rejected', async () => {
     const api = await s.api.newPlatform();
     const { wallet } = await walletCustomer(api);

@@ -108,4 +108,31 @@ describe('embedded wallet: EMAIL_OTP login and a signed payout (the walkthrough)
     await s.api.advance(15 * 60 + 1);
     expect((await api.get(`/auth/sessions?accountId=${encodeURIComponent(wallet.id)}`)).body.data).toEqual([]);
   });
+
+  it('a tied EMAIL_OTP email change is a signed retry that renames the credential', async () => {
+    const api = await s.api.newPlatform();
+    const { customer, wallet } = await walletCustomer(api);
+    const { key } = await emailOtpLogin(api, wallet.id);
+    const update = { customerType: 'INDIVIDUAL', email: 'new.address@example.com' };
+    const first = await api.patch(`/customers/${customer.id}`, update);
+    expect(first.status, JSON.stringify(first.body)).toBe(202);
+    expect((await api.get(`/customers/${customer.id}`)).body.email).toBe(customer.email);
+    const headers = { 'Service-Wallet-Signature': await stampWith(key, first.body.payloadToSign), 'Request-Id': first.body.requestId };
+    const done = await api.patch(`/customers/${customer.id}`, update, { headers });
+    expect(done.status, JSON.stringify(done.body)).toBe(200);
+    expect(done.body.email).toBe('new.address@example.com');
+    const list = await api.get(`/auth/credentials?accountId=${encodeURIComponent(wallet.id)}`);
+    expect(list.body.data[0].nickname).toBe('new.address@example.com');
+    // A second change whose credential set changes before the retry.
+    const next = { customerType: 'INDIVIDUAL', email: 'third@example.com' };
+    const pending = await api.patch(`/customers/${customer.id}`, next);
+    await signed(api, 'POST', '/auth/credentials', { type: 'SMS_OTP', accountId: wallet.id }, key);
+    const list2 = await api.get(`/auth/credentials?accountId=${encodeURIComponent(wallet.id)}`);
+    expect(list2.body.data).toHaveLength(2);
+    // SMS_OTP does not take part in an email change, so the tied EMAIL_OTP set is unchanged: still 200.
+    const ok = await api.patch(`/customers/${customer.id}`, next, { headers: { 'Service-Wallet-Signature': await stampWith(key, pending.body.payloadToSign), 'Request-Id': pending.body.requestId } });
+    expect(ok.status).toBe(200);
+    // Untied fields update at once.
+    expect((await api.patch(`/customers/${customer.id}`, { customerType: 'INDIVIDUAL', fullName: 'Jane Q Smith' })).status).toBe(200);
+  });
 });

@@ -3,7 +3,7 @@ import { walletAuthMigrations } from './repo.js';
 import { handlers } from './routes.js';
 import { removePlatformWalletAuth } from './service.js';
 
-export { authorizeWalletPayment, walletAccount, walletPaymentInstructions } from './service.js';
+export { authorizeWalletPayment, guardCustomerContactChange, walletAccount, walletPaymentInstructions } from './service.js';
 export { checkStamp, issueSignedRequest, pendingRequest, signedHeadersOf, signedStep, WalletSignatureCode } from './signed-retry.js';
 export type { SignedChallenge, SignedHeaders, SignedOperation, SignedStep } from './signed-retry.js';
 

@@ -108,12 +108,6 @@ function credentialOf(ctx: SandboxContext, platform: Platform, id: string): Cred
   return credential;
 }
 
-const credentialSet = (ctx: SandboxContext, accountId: string) =>
-  repoOf(ctx)
-    .credentialsOf(accountId)
-    .map((c) => `${c.id}:${c.type}:${c.nickname}`)
-    .join(',');
-
 /** The contract's `AuthMethod`. */
 export function presentCredential(row: CredentialRow): Record<string, unknown> {
   return {
@@ -440,7 +434,7 @@ async function registrationOf(ctx: SandboxContext, platform: Platform, account: 
 export async function createCredential(ctx: SandboxContext, platform: Platform, body: CredentialCreateRequest, headers: SignedHeaders): Promise<Outcome> {
   const account = walletAccount(ctx, platform, body.accountId);
   const enclave = enclaveOf(ctx, platform);
-  const op = { kind: 'createCredential', accountId: account.id, targetId: account.id, binding: body, organizationId: enclave.organization_id, credentialSet: credentialSet(ctx, account.id) };
+  const op = { kind: 'createCredential', accountId: account.id, targetId: account.id, binding: body, organizationId: enclave.organization_id };
   if (headers.signature === undefined && headers.requestId === undefined) {
     const registration = await registrationOf(ctx, platform, account, body);
     return ctx.tx(() => {
@@ -449,7 +443,7 @@ export async function createCredential(ctx: SandboxContext, platform: Platform, 
     });
   }
   return ctx.tx(() => {
-    const step = signedStep(ctx, platform, op, headers, () => credentialSet(ctx, account.id)) as Extract<SignedStep, { leg: 'authorized' }>;
+    const step = signedStep(ctx, platform, op, headers) as Extract<SignedStep, { leg: 'authorized' }>;
     const registration = JSON.parse(step.request.state!) as Awaited<ReturnType<typeof registrationOf>>;
     const existing = repoOf(ctx).credentialsOf(account.id);
     if (registration.type !== 'PASSKEY' && existing.some((c) => c.type === registration.type)) {
@@ -478,13 +472,11 @@ export function revokeCredential(ctx: SandboxContext, platform: Platform, id: st
         targetId: credential.id,
         binding: {},
         excludeCredentialId: credential.id,
-        credentialSet: credentialSet(ctx, credential.account_id),
         activityType: 'ACTIVITY_TYPE_DELETE_AUTHENTICATION_METHOD',
         parameters: { authMethodId: credential.id, type: credential.type },
         organizationId: enclave.organization_id,
       },
       headers,
-      () => credentialSet(ctx, credential.account_id),
     );
     if (step.leg === 'challenge') return { status: 202, body: { type: credential.type, ...step.challenge } };
     repoOf(ctx).deleteCredential(credential.id);
@@ -759,3 +751,62 @@ export function revokeDelegatedKey(ctx: SandboxContext, platform: Platform, id: 
 
 /** Deletes every wallet-auth row of a platform. */
 export const removePlatformWalletAuth = (ctx: SandboxContext, platformId: string) => repoOf(ctx).removePlatform(platformId);
+
+// ---------------------------------------------------------------- customer contact changes
+
+/**
+ * The guard of `PATCH /customers/{id}`: changing `email` while an embedded wallet of the customer
+ * has an `EMAIL_OTP` credential (or `phoneNumber` with `SMS_OTP`) is a signed retry that binds
+ * the new value and the tied credential set. Returns the 202 challenge, or undefined when the
+ * update may run; on the authorized retry it renames the tied credentials. Call inside the
+ * transaction that then applies the customer update, so both happen or neither.
+ */
+export function guardCustomerContactChange(
+  ctx: SandboxContext,
+  platform: Platform,
+  customer: { id: string; email?: string | undefined; phoneNumber?: string | undefined },
+  change: { email?: string | undefined; phoneNumber?: string | undefined },
+  headers: SignedHeaders,
+): SignedChallengeBody | undefined {
+  const wallets = internalAccountRepo(ctx)
+    .byOwner(platform.id, customer.id)
+    .filter((a) => a.type === 'EMBEDDED_WALLET');
+  if (wallets.length === 0) return undefined;
+  for (const wallet of wallets) bootstrap(ctx, wallet);
+  const repo = repoOf(ctx);
+  const tied = (type: string) => wallets.flatMap((w) => repo.credentialsOf(w.id).filter((c) => c.type === type));
+  // A retry is checked even when the tied set has since emptied, so that change is a 409.
+  const retry = headers.requestId !== undefined;
+  const emailChange = change.email !== undefined && change.email !== customer.email && (retry || tied('EMAIL_OTP').length > 0);
+  const phoneChange = !emailChange && change.phoneNumber !== undefined && change.phoneNumber !== customer.phoneNumber && (retry || tied('SMS_OTP').length > 0);
+  if (!emailChange && !phoneChange) return undefined;
+  if (change.email !== undefined && change.phoneNumber !== undefined) {
+    throw invalidInput('Update email and phoneNumber in separate PATCH calls when an embedded wallet ties them to OTP credentials.', [{ field: 'phoneNumber', message: 'Send it in its own PATCH.' }]);
+  }
+  const type = emailChange ? 'EMAIL_OTP' : 'SMS_OTP';
+  const value = emailChange ? change.email! : change.phoneNumber!;
+  const set = () => tied(type).map((c) => `${c.id}:${c.nickname}`).join(',');
+  const enclave = enclaveOf(ctx, platform);
+  const step = signedStep(
+    ctx,
+    platform,
+    {
+      kind: 'updateCustomerContact',
+      accountId: wallets[0]!.id,
+      targetId: customer.id,
+      binding: emailChange ? { email: value } : { phoneNumber: value },
+      credentialSet: set(),
+      activityType: emailChange ? 'ACTIVITY_TYPE_UPDATE_USER_EMAIL' : 'ACTIVITY_TYPE_UPDATE_USER_PHONE_NUMBER',
+      parameters: emailChange ? { userEmail: value, userId: customer.id } : { userId: customer.id, userPhoneNumber: value },
+      organizationId: enclave.organization_id,
+    },
+    headers,
+    set,
+  );
+  if (step.leg === 'challenge') return step.challenge;
+  for (const credential of tied(type)) repo.setNickname(credential.id, value, ctx.clock.iso());
+  return undefined;
+}
+
+/** The 202 body of a signed-retry first leg. */
+export type SignedChallengeBody = { payloadToSign: string; requestId: string; expiresAt: string };
