@@ -170,7 +170,8 @@ function clientKey(hex: string, field = 'clientPublicKey'): { hex: string; bytes
     const parsed = parsePublicKey(hex, field);
     return { hex, bytes: parsed.bytes, legacy: parsed.form === 'uncompressed' };
   } catch (error) {
-    throw invalidInput((error as KeyFormatError).reason, [{ field, message: (error as KeyFormatError).reason }]);
+    const reason = (error as KeyFormatError).reason;
+    throw new ApiError(400, ErrorCode.INVALID_INPUT, reason, { reason, errors: [{ field, message: reason }] });
   }
 }
 
