@@ -1,3 +1,4 @@
+import { createECDH, createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import { p256 } from '@noble/curves/nist.js';
 
 /**
@@ -52,11 +53,36 @@ export const compressPublicKey = (bytes: Uint8Array): Uint8Array => p256.Point.f
 /** The uncompressed SEC1 encoding (65 bytes) of a public key given in either form. */
 export const uncompressPublicKey = (bytes: Uint8Array): Uint8Array => p256.Point.fromBytes(bytes).toBytes(false);
 
-/** The public key of a 32-byte secret scalar. */
-export const publicKeyOf = (secretKey: Uint8Array, compressed = true): Uint8Array => p256.getPublicKey(secretKey, compressed);
+/** The public key of a 32-byte secret scalar (OpenSSL through node:crypto: the pure-JS scalar multiplication is far slower). */
+export function publicKeyOf(secretKey: Uint8Array, compressed = true): Uint8Array {
+  const ecdh = createECDH('prime256v1');
+  ecdh.setPrivateKey(secretKey);
+  return new Uint8Array(ecdh.getPublicKey(null, compressed ? 'compressed' : 'uncompressed'));
+}
 
 /** A fresh P-256 key pair (secret scalar and compressed public key), from the OS random source. */
 export function generateKeyPair(): { secretKey: Uint8Array; publicKey: Uint8Array } {
-  const secretKey = p256.utils.randomSecretKey();
-  return { secretKey, publicKey: p256.getPublicKey(secretKey, true) };
+  const ecdh = createECDH('prime256v1');
+  ecdh.generateKeys();
+  // OpenSSL drops leading zero bytes of the scalar; keys are always 32 bytes here.
+  const secretKey = new Uint8Array(32);
+  const raw = ecdh.getPrivateKey();
+  secretKey.set(raw, 32 - raw.length);
+  return { secretKey, publicKey: new Uint8Array(ecdh.getPublicKey(null, 'compressed')) };
+}
+
+// DER SubjectPublicKeyInfo prefix of a compressed P-256 key (id-ecPublicKey, prime256v1, 33-byte BIT STRING).
+const SPKI_COMPRESSED_PREFIX = Buffer.from('3039301306072a8648ce3d020106082a8648ce3d030107032200', 'hex');
+
+/** A node:crypto public KeyObject of a SEC1 P-256 key (either form). */
+export function publicKeyObject(publicKey: Uint8Array): KeyObject {
+  const compressed = publicKey.length === 33 ? publicKey : compressPublicKey(publicKey);
+  return createPublicKey({ key: Buffer.concat([SPKI_COMPRESSED_PREFIX, compressed]), format: 'der', type: 'spki' });
+}
+
+/** A node:crypto private KeyObject of a 32-byte secret scalar. */
+export function privateKeyObject(secretKey: Uint8Array): KeyObject {
+  const point = publicKeyOf(secretKey, false);
+  const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64url');
+  return createPrivateKey({ key: { kty: 'EC', crv: 'P-256', d: b64(secretKey), x: b64(point.slice(1, 33)), y: b64(point.slice(33)) }, format: 'jwk' });
 }

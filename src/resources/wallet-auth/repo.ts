@@ -12,6 +12,7 @@ export const walletAuthMigrations: Migration[] = [
       organization_id TEXT NOT NULL,
       signer_secret TEXT NOT NULL,
       target_secret TEXT NOT NULL,
+      otp_bundle TEXT NOT NULL,
       created_at TEXT NOT NULL
     );
     CREATE TABLE wallet_credentials (
@@ -95,6 +96,8 @@ export interface EnclaveRow {
   organization_id: string;
   signer_secret: string;
   target_secret: string;
+  /** The signed otpEncryptionTargetBundle (the target key does not change, so it is signed once). */
+  otp_bundle: string;
   created_at: string;
 }
 
@@ -181,7 +184,7 @@ export class WalletAuthRepo {
   constructor(db: Db) {
     this.s = {
       enclave: db.prepare('SELECT * FROM wallet_enclaves WHERE platform_id = ?'),
-      insertEnclave: db.prepare('INSERT INTO wallet_enclaves VALUES (@platform_id, @organization_id, @signer_secret, @target_secret, @created_at)'),
+      insertEnclave: db.prepare('INSERT INTO wallet_enclaves VALUES (@platform_id, @organization_id, @signer_secret, @target_secret, @otp_bundle, @created_at)'),
       credential: db.prepare('SELECT * FROM wallet_credentials WHERE platform_id = ? AND id = ?'),
       credentialsOf: db.prepare('SELECT * FROM wallet_credentials WHERE account_id = ? ORDER BY id'),
       credentialByChallenge: db.prepare('SELECT id FROM wallet_credentials WHERE registration_challenge = ? AND platform_id = ?').pluck(),

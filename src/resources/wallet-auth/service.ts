@@ -1,10 +1,9 @@
-import { createHash } from 'node:crypto';
-import { p256 } from '@noble/curves/nist.js';
+import { createHash, sign, type KeyObject } from 'node:crypto';
 import { ApiError, ErrorCode, invalidInput, notFound } from '../../core/errors.js';
 import type { SandboxContext } from '../../context.js';
 import { signBundle } from '../../crypto/bundle.js';
 import { HpkeError, hpkeOpen, hpkeSeal, sealSessionSigningKey } from '../../crypto/hpke.js';
-import { compressPublicKey, fromHex, generateKeyPair, KeyFormatError, parsePublicKey, publicKeyOf, toHex } from '../../crypto/keys.js';
+import { compressPublicKey, fromHex, generateKeyPair, KeyFormatError, parsePublicKey, privateKeyObject, publicKeyOf, toHex } from '../../crypto/keys.js';
 import { checkOidcClaims, checkOidcVerify, decodeOidcToken, OidcError, type OidcCheckOptions } from '../../crypto/oidc.js';
 import { verifyAssertion, verifyRegistration, WebAuthnError } from '../../crypto/webauthn.js';
 import { OIDC_IAT_SKEW_SECONDS, OIDC_MAX_AGE_SECONDS, supportedOidcIssuers } from '../../sandbox/oidc-issuers.js';
@@ -33,11 +32,15 @@ export function enclaveOf(ctx: SandboxContext, platform: Platform): EnclaveRow {
   const repo = repoOf(ctx);
   let enclave = repo.enclave(platform.id);
   if (!enclave) {
+    const organizationId = `org_${createHash('sha256').update(platform.id).digest('hex').slice(0, 24)}`;
+    const signer = generateKeyPair().secretKey;
+    const target = generateKeyPair().secretKey;
     enclave = {
       platform_id: platform.id,
-      organization_id: `org_${createHash('sha256').update(platform.id).digest('hex').slice(0, 24)}`,
-      signer_secret: toHex(generateKeyPair().secretKey),
-      target_secret: toHex(generateKeyPair().secretKey),
+      organization_id: organizationId,
+      signer_secret: toHex(signer),
+      target_secret: toHex(target),
+      otp_bundle: signBundle({ organizationId, targetPublic: toHex(publicKeyOf(target, false)) }, signer),
       created_at: ctx.clock.iso(),
     };
     ctx.tx(() => repo.insertEnclave(enclave!));
@@ -46,12 +49,7 @@ export function enclaveOf(ctx: SandboxContext, platform: Platform): EnclaveRow {
 }
 
 /** The signed `otpEncryptionTargetBundle` of a platform (data: `targetPublic`, `organizationId`). */
-function otpTargetBundle(enclave: EnclaveRow): string {
-  return signBundle(
-    { organizationId: enclave.organization_id, targetPublic: toHex(publicKeyOf(fromHex(enclave.target_secret), false)) },
-    fromHex(enclave.signer_secret),
-  );
-}
+const otpTargetBundle = (enclave: EnclaveRow): string => enclave.otp_bundle;
 
 /** The embedded-wallet account `accountId` of the platform, bootstrapped; 404 when absent, 400 when not a wallet. */
 export function walletAccount(ctx: SandboxContext, platform: Platform, accountId: string): InternalAccountRow {
@@ -265,11 +263,19 @@ async function openOtpBundle(enclave: EnclaveRow, text: string): Promise<{ otpCo
   return { otpCode: attempt.otp_code, publicKey: attempt.public_key };
 }
 
+const enclaveKeys = new Map<string, KeyObject>();
+/** The enclave signer as a node:crypto key (cached: importing it costs more than signing). */
+function enclaveKey(enclave: EnclaveRow): KeyObject {
+  let key = enclaveKeys.get(enclave.signer_secret);
+  if (!key) enclaveKeys.set(enclave.signer_secret, (key = privateKeyObject(fromHex(enclave.signer_secret))));
+  return key;
+}
+
 /** A compact ES256 JWT signed by the enclave: the `verificationToken` bound to the client's key. */
 function verificationToken(enclave: EnclaveRow, claims: Record<string, unknown>): string {
   const signingInput = `${b64url(JSON.stringify({ alg: 'ES256', kid: 'sandbox-enclave', typ: 'JWT' }))}.${b64url(JSON.stringify(claims))}`;
-  const signature = p256.sign(new TextEncoder().encode(signingInput), fromHex(enclave.signer_secret), { format: 'compact' });
-  return `${signingInput}.${Buffer.from(signature).toString('base64url')}`;
+  const signature = sign('sha256', Buffer.from(signingInput), { key: enclaveKey(enclave), dsaEncoding: 'ieee-p1363' });
+  return `${signingInput}.${signature.toString('base64url')}`;
 }
 
 /** `POST /auth/credentials/{id}/verify`. */
