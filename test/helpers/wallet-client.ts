@@ -4,7 +4,11 @@ import { expect } from 'vitest';
 import { individual, type Api } from './sandbox.js';
 
 /** A P-256 key pair as @turnkey/crypto makes it (hex private, compressed and uncompressed public). */
-export type KeyPair = ReturnType<typeof generateP256KeyPair>;
+export interface KeyPair {
+  privateKey: string;
+  publicKey: string;
+  publicKeyUncompressed: string;
+}
 
 /** Stamps `payload` with ApiKeyStamper (publicKey is the compressed form), as a real client does. */
 export async function stampWith(key: KeyPair, payload: string): Promise<string> {
@@ -31,7 +35,7 @@ export async function walletCustomer(api: Api, extra: Record<string, unknown> = 
 }
 
 /** The full EMAIL_OTP login of the walkthrough; returns the session and its key (the TEK). */
-export async function emailOtpLogin(api: Api, walletId: string) {
+export async function emailOtpLogin(api: Api, walletId: string): Promise<{ session: any; key: KeyPair; credential: any }> {
   const list = await api.get(`/auth/credentials?accountId=${encodeURIComponent(walletId)}`);
   expect(list.status).toBe(200);
   const credential = list.body.data.find((c: { type: string }) => c.type === 'EMAIL_OTP');

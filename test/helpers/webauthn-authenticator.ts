@@ -3,8 +3,9 @@ import { p256 } from '@noble/curves/nist.js';
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import { isoBase64URL, isoCBOR } from '@simplewebauthn/server/helpers';
 
-const sha256 = (bytes: Uint8Array) => new Uint8Array(createHash('sha256').update(bytes).digest());
+const sha256 = (bytes: Uint8Array): Uint8Array => new Uint8Array(createHash('sha256').update(bytes).digest());
 const utf8 = (text: string) => new TextEncoder().encode(text);
+const toB64url = (bytes: Uint8Array) => isoBase64URL.fromBuffer(new Uint8Array(bytes));
 
 /** Deliberate faults a test can ask the authenticator for, one ceremony at a time. */
 export interface CeremonyFaults {
@@ -40,7 +41,7 @@ export class SoftwareAuthenticator {
 
   /** Base64url credential id. */
   get id(): string {
-    return isoBase64URL.fromBuffer(this.credentialId);
+    return toB64url(this.credentialId);
   }
 
   private authData(flags: number, counter: number, rpId: string, attested?: Uint8Array): Uint8Array {
@@ -83,7 +84,7 @@ export class SoftwareAuthenticator {
     const flags = (faults.userPresent === false ? 0 : 0x01) | 0x04 | 0x40;
     const authData = this.authData(flags, faults.counter ?? this.counter, faults.rpId ?? this.rpId, attested);
     const attestationObject = isoCBOR.encode(
-      new Map<string, string | Uint8Array | Map<string, never>>([
+      new Map<string, any>([
         ['fmt', 'none'],
         ['attStmt', new Map()],
         ['authData', authData],
@@ -97,8 +98,8 @@ export class SoftwareAuthenticator {
       clientExtensionResults: {},
       authenticatorAttachment: 'platform',
       response: {
-        clientDataJSON: isoBase64URL.fromBuffer(clientDataJSON),
-        attestationObject: isoBase64URL.fromBuffer(attestationObject),
+        clientDataJSON: toB64url(clientDataJSON),
+        attestationObject: toB64url(attestationObject),
         transports: ['internal', 'hybrid'],
       },
     };
@@ -122,9 +123,9 @@ export class SoftwareAuthenticator {
       clientExtensionResults: {},
       authenticatorAttachment: 'platform',
       response: {
-        clientDataJSON: isoBase64URL.fromBuffer(clientDataJSON),
-        authenticatorData: isoBase64URL.fromBuffer(authData),
-        signature: isoBase64URL.fromBuffer(signature),
+        clientDataJSON: toB64url(clientDataJSON),
+        authenticatorData: toB64url(authData),
+        signature: toB64url(signature),
         ...(this.userHandle ? { userHandle: this.userHandle } : {}),
       },
     };
