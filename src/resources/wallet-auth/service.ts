@@ -778,8 +778,10 @@ export function guardCustomerContactChange(
   const wallets = internalAccountRepo(ctx)
     .byOwner(platform.id, customer.id)
     .filter((a) => a.type === 'EMBEDDED_WALLET');
+  // The tied EMAIL_OTP credential is made on the wallet's first use by wallet auth (see
+  // bootstrap): until then no credential is tied and the email changes at once, and the
+  // credential later takes the current email.
   if (wallets.length === 0) return undefined;
-  for (const wallet of wallets) bootstrap(ctx, wallet);
   const repo = repoOf(ctx);
   const tied = (type: string) => wallets.flatMap((w) => repo.credentialsOf(w.id).filter((c) => c.type === type));
   // A retry is checked even when the tied set has since emptied, so that change is a 409.
