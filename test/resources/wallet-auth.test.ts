@@ -135,4 +135,13 @@ describe('embedded wallet: EMAIL_OTP login and a signed payout (the walkthrough)
     // Untied fields update at once.
     expect((await api.patch(`/customers/${customer.id}`, { customerType: 'INDIVIDUAL', fullName: 'Jane Q Smith' })).status).toBe(200);
   });
+
+  it('the deprecated sandbox-valid-signature literal is still accepted on a signed retry', async () => {
+    const api = await s.api.newPlatform();
+    const { wallet } = await walletCustomer(api);
+    const first = await api.patch(`/internal-accounts/${wallet.id}`, { privateEnabled: true });
+    const second = await api.patch(`/internal-accounts/${wallet.id}`, { privateEnabled: true }, { headers: { 'Service-Wallet-Signature': 'sandbox-valid-signature', 'Request-Id': first.body.requestId } });
+    expect(second.status).toBe(200);
+    expect(second.body.privateEnabled).toBe(true);
+  });
 });
