@@ -12,6 +12,7 @@ import { registerFaultCommands } from './faults.js';
 import { registerUiCommands } from './ui.js';
 import { registerStateCommands } from './state.js';
 import { registerAgentCommands } from './agents.js';
+import { registerWalletCommands } from './wallet.js';
 
 /** The package version: package.json sits one folder above the bundle (dist/) or two above src/cli. */
 function packageVersion(): string {
@@ -79,6 +80,7 @@ export function buildProgram(): Command {
   registerUiCommands(program);
   registerStateCommands(program);
   registerAgentCommands(program);
+  registerWalletCommands(program);
 
   program.addHelpText('after', `\nStart flags (service-sandbox [start] [flags]):\n${optionsText(start)}\n`);
   withExamples(program, [

@@ -22,6 +22,7 @@ import { quotesArea } from './quotes/index.js';
 import { scaArea } from './sca/index.js';
 import { cardsArea } from './cards/index.js';
 import { agentsArea } from './agents/index.js';
+import { walletAuthArea } from './wallet-auth/index.js';
 
 /** The areas of the API, in mount order. A new area is one line here. */
 export const areas: readonly Area[] = [
@@ -43,6 +44,7 @@ export const areas: readonly Area[] = [
   scaArea,
   cardsArea,
   agentsArea,
+  walletAuthArea,
 ];
 
 /** Every migration: the infrastructure's first, then each area's, in registry order. */

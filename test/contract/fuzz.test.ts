@@ -115,7 +115,7 @@ function requestArbitrary(op: ContractOperation): fc.Arbitrary<FuzzRequest> {
 function formDataOf(fields: Record<string, unknown>): FormData {
   const data = new FormData();
   for (const [key, value] of Object.entries(fields)) {
-    if (value && typeof value === 'object' && FILE in value) data.append(key, new Blob([(value as Record<symbol, Uint8Array>)[FILE]!]), `${key}.bin`);
+    if (value && typeof value === 'object' && FILE in value) data.append(key, new Blob([new Uint8Array((value as Record<symbol, Uint8Array>)[FILE]!)]), `${key}.bin`);
     else if (value !== undefined) data.append(key, serialize(value));
   }
   return data;

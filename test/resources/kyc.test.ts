@@ -16,7 +16,7 @@ const types = (body: { errors: { type: string }[] }) => body.errors.map((e) => e
 function form(values: Record<string, string | undefined>, file?: { bytes: Uint8Array; name: string; type?: string }): FormData {
   const data = new FormData();
   for (const [key, value] of Object.entries(values)) if (value !== undefined) data.append(key, value);
-  if (file) data.append('file', new Blob([file.bytes], { type: file.type ?? 'application/octet-stream' }), file.name);
+  if (file) data.append('file', new Blob([new Uint8Array(file.bytes)], { type: file.type ?? 'application/octet-stream' }), file.name);
   return data;
 }
 

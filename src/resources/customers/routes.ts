@@ -1,3 +1,4 @@
+import { guardCustomerContactChange, signedHeadersOf } from '../wallet-auth/index.js';
 import type { OperationHandlers } from '../area.js';
 import { getImportJob, presentImportJob, startImport } from './bulk.js';
 import { jsonBody, queryOf } from '../../server/validate.js';
@@ -24,7 +25,17 @@ export const handlers: OperationHandlers = {
   getCustomerById: (c) => c.json(presentCustomer(findCustomer(c.get('ctx'), c.get('platform').id, c.req.param('customerId')!))),
   updateCustomerById: async (c) => {
     const input = await jsonBody(c, customerUpdate);
-    return c.json(presentCustomer(updateCustomer(c.get('ctx'), c.get('platform'), c.req.param('customerId')!, input)));
+    const ctx = c.get('ctx');
+    const platform = c.get('platform');
+    const customerId = c.req.param('customerId')!;
+    // Wallet-auth: an email/phone tied to embedded-wallet OTP credentials changes by signed retry.
+    const outcome = ctx.tx(() => {
+      const current = findCustomer(ctx, platform.id, customerId);
+      const change = input as { email?: string; phoneNumber?: string };
+      const challenge = guardCustomerContactChange(ctx, platform, { id: current.id, email: current.profile.email, phoneNumber: current.profile.phoneNumber }, change, signedHeadersOf(c));
+      return challenge ?? presentCustomer(updateCustomer(ctx, platform, customerId, input));
+    });
+    return 'payloadToSign' in outcome ? c.json(outcome, 202) : c.json(outcome);
   },
   deleteCustomerById: (c) => c.json(presentCustomer(deleteCustomer(c.get('ctx'), c.get('platform'), c.req.param('customerId')!))),
   getEndUserTerms: (c) => c.json(endUserTerms()),

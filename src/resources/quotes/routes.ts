@@ -18,13 +18,16 @@ import { cancelTransaction, confirmReceipt, createQuote, executeQuote, getQuote,
 export const handlers: OperationHandlers = {
   createQuote: async (c) => {
     const request = await jsonBody(c, quoteRequest);
-    return idempotent(c, 'createQuote', request, () => createQuote(c.get('ctx'), c.get('platform'), request));
+    return idempotent(c, 'createQuote', request, () => createQuote(c.get('ctx'), c.get('platform'), request, c.req.header('Service-Wallet-Signature')));
   },
   getQuoteById: (c) => c.json(getQuote(c.get('ctx'), c.get('platform').id, c.req.param('quoteId')!)),
   executeQuote: async (c) => {
     const request = await jsonBody(c, executeQuoteRequest, { optional: true });
     const quoteId = c.req.param('quoteId')!;
-    return idempotent(c, 'executeQuote', { quoteId, ...request }, () => ({ status: 200, body: executeQuote(c.get('ctx'), c.get('platform'), quoteId, request.scaFactor) }));
+    return idempotent(c, 'executeQuote', { quoteId, ...request }, () => ({
+      status: 200,
+      body: executeQuote(c.get('ctx'), c.get('platform'), quoteId, { scaFactor: request.scaFactor, walletSignature: c.req.header('Service-Wallet-Signature') }),
+    }));
   },
   sandboxSend: async (c) => {
     const request = await jsonBody(c, sandboxSendRequest);

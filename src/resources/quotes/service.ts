@@ -12,6 +12,7 @@ import { requireQuoteAuthorization, type QuoteScaRequest } from '../sca/index.js
 import { getTransaction, recordTransaction, updateTransaction, type NewTransaction, type TransactionBody } from '../transactions/index.js';
 import { checkAmount, internalAccountOf, ownerForMovement, type AccountOwner } from '../transfers/index.js';
 import { getReceiverLookup, resolveUmaAddress } from '../uma/index.js';
+import { authorizeWalletPayment, walletPaymentInstructions } from '../wallet-auth/index.js';
 import { QuoteRepo, type QuoteRow } from './repo.js';
 import type { QuoteRequest } from './schemas.js';
 
@@ -189,11 +190,12 @@ function ruleOf(destination: Plan['destination']): PayoutRule | undefined {
 }
 
 /** `POST /quotes`: prices and locks a payment; with `immediatelyExecute`, executes it in the same transaction. */
-export function createQuote(ctx: SandboxContext, platform: Platform, request: QuoteRequest): { status: number; body: Record<string, unknown> } {
+export function createQuote(ctx: SandboxContext, platform: Platform, request: QuoteRequest, walletSignature?: string): { status: number; body: Record<string, unknown> } {
   return ctx.tx(() => {
     let customer: CustomerRecord | undefined;
     let source: Plan['source'];
     let owner: AccountOwner;
+    let walletSource: InternalAccountRow | undefined;
     if (request.source.sourceType === 'ACCOUNT') {
       const { accountId, customerId } = request.source;
       const account = asField('source.accountId', () => internalAccountOf(ctx, platform.id, accountId));
@@ -205,6 +207,7 @@ export function createQuote(ctx: SandboxContext, platform: Platform, request: Qu
       owner = ownerForMovement(ctx, platform, account);
       customer = account.customer_id === null ? undefined : getCustomer(ctx, platform.id, account.customer_id);
       source = { kind: 'ACCOUNT', accountId: account.id, currency: account.currency };
+      if (account.type === 'EMBEDDED_WALLET') walletSource = account;
     } else {
       const { customerId, currency } = request.source;
       if (customerId !== undefined) {
@@ -272,6 +275,11 @@ export function createQuote(ctx: SandboxContext, platform: Platform, request: Qu
       rateDetails: pricing.rateDetails,
     };
     if (source.kind === 'REALTIME_FUNDING') body.paymentInstructions = fundingInstructions(id, source.currency, customerId === null);
+    // Wallet-auth: an embedded-wallet source is paid by a stamp over the EMBEDDED_WALLET entry's payloadToSign.
+    if (walletSource) {
+      const spark = fundingInstructions(walletSource.id, walletSource.currency, false)[0]?.accountOrWalletInfo as { address: string };
+      body.paymentInstructions = walletPaymentInstructions(ctx, platform, { quoteId: id, accountId: walletSource.id, amount: pricing.totalSendingAmount, currency: walletSource.currency, sparkAddress: spark.address });
+    }
     const plan: Plan = {
       source,
       destination,
@@ -304,7 +312,7 @@ export function createQuote(ctx: SandboxContext, platform: Platform, request: Qu
       return { status: 202, body };
     }
     if (request.immediatelyExecute && source.kind === 'ACCOUNT') {
-      const executed = executeQuote(ctx, platform, id, request.scaFactor, true);
+      const executed = executeQuote(ctx, platform, id, { scaFactor: request.scaFactor, immediately: true, walletSignature });
       return { status: executed.status === 'PENDING_AUTHORIZATION' ? 202 : 201, body: executed };
     }
     return { status: 201, body };
@@ -421,20 +429,33 @@ function scheduleStep(ctx: SandboxContext, platformId: string, quoteId: string, 
   if (step) ctx.scheduler.schedule(platformId, PAYOUT_STEP_JOB, step.afterSeconds * 1000, { quoteId, index });
 }
 
+/** How a quote is executed: the SCA factor asked for, whether at creation (`immediatelyExecute`), and the wallet stamp. */
+export interface ExecuteOptions {
+  scaFactor?: QuoteScaRequest['preferredFactor'];
+  /** Executed by `immediatelyExecute` at creation: SCA is checked at authorization instead of needing a live session. */
+  immediately?: boolean;
+  /** The `Service-Wallet-Signature` header, for an embedded-wallet source. */
+  walletSignature?: string;
+}
+
 /**
  * `POST /quotes/{quoteId}/execute`: for an internal-account source, checks the balance, debits
  * or holds and records the transaction in one SQLite transaction. Executing twice or after
  * `expiresAt` is `409`; without funds `400 INVALID_AMOUNT`; none of them writes anything.
  */
-export function executeQuote(ctx: SandboxContext, platform: Platform, quoteId: string, scaFactor?: QuoteScaRequest['preferredFactor'], immediately = false): Record<string, unknown> {
+export function executeQuote(ctx: SandboxContext, platform: Platform, quoteId: string, options: ExecuteOptions = {}): Record<string, unknown> {
+  const { scaFactor, immediately = false, walletSignature } = options;
   return ctx.tx(() => {
     const row = quoteRow(ctx, platform.id, quoteId);
     const plan = JSON.parse(row.plan) as Plan;
     if (plan.source.kind !== 'ACCOUNT') {
       throw new ApiError(400, ErrorCode.INVALID_INPUT, `Quote ${quoteId} is funded in real time: pay its paymentInstructions (in the sandbox, POST /sandbox/send) instead of executing it.`);
     }
+    const sourceAccount = internalAccountOf(ctx, platform.id, plan.source.accountId);
+    // Wallet-auth guard: an embedded-wallet source needs a stamp over the quote's payloadToSign.
+    if (sourceAccount.type === 'EMBEDDED_WALLET') authorizeWalletPayment(ctx, sourceAccount.id, embeddedPayloadOf(row), walletSignature);
     claim(ctx, row, 409);
-    ownerForMovement(ctx, platform, internalAccountOf(ctx, platform.id, plan.source.accountId));
+    ownerForMovement(ctx, platform, sourceAccount);
     // SCA (issue 14): an in-scope customer authorizes the send (POST /quotes/{id}/authorize) before any money moves.
     const scaChallenge = requireQuoteAuthorization(ctx, platform, { ...scaRequestOf(row.id, plan, 'EXECUTE', scaFactor), sessionRequired: !immediately });
     if (scaChallenge) {
@@ -448,6 +469,12 @@ export function executeQuote(ctx: SandboxContext, platform: Platform, quoteId: s
     startPayout(ctx, platform, row, plan);
     return present(ctx, quoteRow(ctx, platform.id, quoteId));
   });
+}
+
+/** The `payloadToSign` of a quote's EMBEDDED_WALLET payment instructions ('' when it has none). */
+function embeddedPayloadOf(row: QuoteRow): string {
+  const instructions = (JSON.parse(row.body) as { paymentInstructions?: { accountOrWalletInfo: { accountType: string; payloadToSign?: string } }[] }).paymentInstructions ?? [];
+  return instructions.find((entry) => entry.accountOrWalletInfo.accountType === 'EMBEDDED_WALLET')?.accountOrWalletInfo.payloadToSign ?? '';
 }
 
 /**

@@ -1,0 +1,82 @@
+// Embedded wallet: full EMAIL_OTP logins (challenge, verify, signed retry) per second, and signed
+// wallet payouts (POST /quotes/{id}/execute with a stamp) per second, 10 concurrent clients, file
+// database. The client crypto (HPKE to the target bundle, P-256 stamps) runs in this process.
+import { api, AUTH } from '../run.mjs';
+import { hpkeSeal } from '../../dist/crypto/hpke.js';
+import { fromHex, generateKeyPair, publicKeyOf, toHex } from '../../dist/crypto/keys.js';
+import { signStamp } from '../../dist/crypto/stamp.js';
+
+const CONCURRENCY = 10;
+
+async function call(baseUrl, method, path, body, headers = {}) {
+  const res = await fetch(`${baseUrl}${path}`, { method, headers: { Authorization: AUTH, 'Content-Type': 'application/json', ...headers }, body: body && JSON.stringify(body) });
+  const json = await res.json();
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+async function login(baseUrl, credentialId) {
+  const challenge = await call(baseUrl, 'POST', `/auth/credentials/${credentialId}/challenge`, {});
+  const target = JSON.parse(Buffer.from(JSON.parse(challenge.otpEncryptionTargetBundle).data, 'hex').toString()).targetPublic;
+  const key = generateKeyPair();
+  const sealed = await hpkeSeal(fromHex(target), new TextEncoder().encode(JSON.stringify({ otp_code: '000000', public_key: toHex(publicKeyOf(key.secretKey, false)) })));
+  const body = { type: 'EMAIL_OTP', encryptedOtpBundle: JSON.stringify({ encappedPublic: toHex(sealed.encappedPublic), ciphertext: toHex(sealed.ciphertext) }) };
+  const first = await call(baseUrl, 'POST', `/auth/credentials/${credentialId}/verify`, body);
+  const secret = toHex(key.secretKey);
+  await call(baseUrl, 'POST', `/auth/credentials/${credentialId}/verify`, body, { 'Service-Wallet-Signature': signStamp(first.payloadToSign, secret), 'Request-Id': first.requestId });
+  return secret;
+}
+
+/** Runs `task` in CONCURRENCY loops for `seconds`; returns completions per second. */
+async function rate(seconds, task) {
+  const end = performance.now() + seconds * 1000;
+  let done = 0;
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async (_, worker) => {
+      while (performance.now() < end) {
+        if ((await task(worker)) === false) return;
+        done += 1;
+      }
+    }),
+  );
+  return done / seconds;
+}
+
+export async function run({ baseUrl, seconds }) {
+  // One wallet per client: each OTP issuance belongs to one credential.
+  const wallets = [];
+  for (let i = 0; i < CONCURRENCY; i += 1) {
+    const customer = await api(baseUrl, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Bench Wallet', email: `bench${i}@example.com`, currencies: ['USD', 'USDB'] });
+    const accounts = (await api(baseUrl, 'GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}`)).data;
+    const wallet = accounts.find((a) => a.type === 'EMBEDDED_WALLET');
+    const usd = accounts.find((a) => a.type !== 'EMBEDDED_WALLET');
+    const credential = (await api(baseUrl, 'GET', `/auth/credentials?accountId=${encodeURIComponent(wallet.id)}`)).data[0];
+    await api(baseUrl, 'POST', `/sandbox/internal-accounts/${encodeURIComponent(wallet.id)}/fund`, { amount: 100_000_000_000 });
+    wallets.push({ wallet, usd, credential });
+  }
+  const logins = await rate(seconds, (i) => login(baseUrl, wallets[i].credential.id));
+  const secrets = await Promise.all(wallets.map((w) => login(baseUrl, w.credential.id)));
+
+  // Quotes made beforehand; the timed part is the signed execute (stamp made by the client).
+  const perWorker = Math.ceil((600 * seconds) / CONCURRENCY);
+  const queues = await Promise.all(
+    wallets.map(async (w) => {
+      const out = [];
+      for (let n = 0; n < perWorker; n += 1) {
+        const quote = await call(baseUrl, 'POST', '/quotes', { source: { sourceType: 'ACCOUNT', accountId: w.wallet.id }, destination: { destinationType: 'ACCOUNT', accountId: w.usd.id }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 1_000_000 });
+        out.push(quote);
+      }
+      return out;
+    }),
+  );
+  const executes = await rate(seconds, async (i) => {
+    const quote = queues[i].pop();
+    if (!quote) return false;
+    const stamp = signStamp(quote.paymentInstructions[1].accountOrWalletInfo.payloadToSign, secrets[i]);
+    await call(baseUrl, 'POST', `/quotes/${quote.id}/execute`, {}, { 'Service-Wallet-Signature': stamp });
+  });
+  return [
+    { name: 'wallet EMAIL_OTP logins (3 calls each), 10 clients', value: logins, unit: 'logins/s', target: '>= 200 logins/s', ok: logins >= 200 },
+    { name: 'signed wallet payouts (execute with stamp), 10 clients', value: executes, unit: 'executes/s', target: '>= 300 executes/s', ok: executes >= 300 },
+  ];
+}

@@ -1,0 +1,20 @@
+import type { Area } from '../area.js';
+import { walletAuthMigrations } from './repo.js';
+import { handlers } from './routes.js';
+import { removePlatformWalletAuth } from './service.js';
+
+export { authorizeWalletPayment, guardCustomerContactChange, walletAccount, walletPaymentInstructions } from './service.js';
+export { checkStamp, issueSignedRequest, pendingRequest, signedHeadersOf, signedStep, WalletSignatureCode } from './signed-retry.js';
+export type { SignedChallenge, SignedHeaders, SignedOperation, SignedStep } from './signed-retry.js';
+
+/**
+ * Embedded wallet authentication: credentials (EMAIL_OTP, SMS_OTP, OAUTH, PASSKEY), sessions,
+ * delegated keys, wallet privacy and export, the shared signed-retry mechanism, and the
+ * signature guard of wallet payouts.
+ */
+export const walletAuthArea: Area = {
+  name: 'wallet-auth',
+  migrations: walletAuthMigrations,
+  handlers,
+  resetPlatform: (ctx, platform) => removePlatformWalletAuth(ctx, platform.id),
+};
