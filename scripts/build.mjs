@@ -27,7 +27,8 @@ await build({
   platform: 'node',
   format: 'esm',
   target: 'node20',
-  external: ['better-sqlite3'],
+  // ink loads react-devtools-core only under DEV=true; it is not a dependency.
+  external: ['better-sqlite3', 'react-devtools-core'],
   banner: { js: "import { createRequire as __sandboxCreateRequire } from 'node:module'; const require = __sandboxCreateRequire(import.meta.url);" },
   legalComments: 'none',
   // Whitespace and syntax only: identifiers stay, so a stack trace in a bug report still reads.

@@ -20,9 +20,8 @@ export function startExtras(): StartExtras {
 
 /** The terminal UI module, loaded only when used (ink and react stay out of every other command's start). */
 async function loadTui(): Promise<typeof import('../tui/run.js')> {
-  // A computed specifier: the CLI bundle leaves it alone and it resolves to dist/tui/run.js.
-  const specifier = '../tui/run.js';
-  return (await import(specifier)) as typeof import('../tui/run.js');
+  // A literal specifier: the build splits the UI (ink, react) into a chunk of its own, loaded here only.
+  return import('../tui/run.js');
 }
 
 /** A bounded request log the `start --ui` pane shows. */
