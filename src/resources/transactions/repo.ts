@@ -1,3 +1,4 @@
+import { ListQueries, maintainedCountDdl, Where } from '../../core/list-query.js';
 import type { Db, Migration } from '../../store/db.js';
 
 /** Transactions: the contract's Transaction as JSON, with the columns its filters need. */
@@ -21,6 +22,17 @@ export const transactionMigrations: Migration[] = [
     );
     CREATE INDEX transactions_platform ON transactions (platform_id, id);
     CREATE INDEX transactions_customer ON transactions (platform_id, customer_id, id);`,
+  },
+  {
+    // Lists: one index per documented filter, each ending in the sort key; a maintained count per platform, type and status.
+    id: 'transactions-lists-001',
+    sql: `CREATE INDEX transactions_list_pcid ON transactions (platform_id, platform_customer_id, id);
+    CREATE INDEX transactions_list_source ON transactions (platform_id, source_account, id);
+    CREATE INDEX transactions_list_destination ON transactions (platform_id, destination_account, id);
+    CREATE INDEX transactions_list_status ON transactions (platform_id, status, id);
+    CREATE INDEX transactions_list_type ON transactions (platform_id, type, id);
+    CREATE INDEX transactions_list_reference ON transactions (platform_id, reference, id);
+    ${maintainedCountDdl('transactions', 'transaction_counts', ['type', 'status'])}`,
   },
 ];
 
@@ -55,34 +67,35 @@ export interface TransactionFilter {
   endDate?: string | undefined;
 }
 
-function where(platformId: string, filter: TransactionFilter): { sql: string; params: unknown[] } {
-  const clauses = ['platform_id = ?'];
-  const params: unknown[] = [platformId];
-  const eq = (column: string, value: string | undefined) => {
-    if (value === undefined) return;
-    clauses.push(`${column} = ?`);
-    params.push(value);
-  };
-  eq('customer_id', filter.customerId);
-  eq('platform_customer_id', filter.platformCustomerId);
-  eq('source_account', filter.senderAccountIdentifier);
-  eq('destination_account', filter.receiverAccountIdentifier);
-  eq('status', filter.status);
-  eq('type', filter.type);
-  eq('reference', filter.reference);
-  if (filter.accountIdentifier !== undefined) {
-    clauses.push('(source_account = ? OR destination_account = ?)');
-    params.push(filter.accountIdentifier, filter.accountIdentifier);
-  }
-  if (filter.startDate !== undefined) {
-    clauses.push('created_at >= ?');
-    params.push(filter.startDate);
-  }
-  if (filter.endDate !== undefined) {
-    clauses.push('created_at <= ?');
-    params.push(filter.endDate);
-  }
-  return { sql: clauses.join(' AND '), params };
+/** The index whose leading equality serves the filter (every one ends in `id`, the sort key). */
+function indexFor(filter: TransactionFilter): string | undefined {
+  if (filter.reference !== undefined) return 'transactions_list_reference';
+  if (filter.senderAccountIdentifier !== undefined) return 'transactions_list_source';
+  if (filter.receiverAccountIdentifier !== undefined) return 'transactions_list_destination';
+  if (filter.customerId !== undefined) return 'transactions_customer';
+  if (filter.platformCustomerId !== undefined) return 'transactions_list_pcid';
+  // Either side of an account: SQLite reads the two indexes (multi-index OR) and sorts that set.
+  if (filter.accountIdentifier !== undefined) return undefined;
+  if (filter.status !== undefined) return 'transactions_list_status';
+  if (filter.type !== undefined) return 'transactions_list_type';
+  return 'transactions_platform';
+}
+
+/** The WHERE of the filters given, and only those. */
+function whereOf(platformId: string, filter: TransactionFilter): Where {
+  const where = new Where()
+    .eq('platform_id', platformId)
+    .eq('reference', filter.reference)
+    .eq('source_account', filter.senderAccountIdentifier)
+    .eq('destination_account', filter.receiverAccountIdentifier)
+    .eq('customer_id', filter.customerId)
+    .eq('platform_customer_id', filter.platformCustomerId)
+    .eq('status', filter.status)
+    .eq('type', filter.type)
+    .cmp('created_at', '>=', filter.startDate)
+    .cmp('created_at', '<=', filter.endDate);
+  if (filter.accountIdentifier !== undefined) where.add('(source_account = ? OR destination_account = ?)', filter.accountIdentifier, filter.accountIdentifier);
+  return where;
 }
 
 /** The only SQL of the transactions area. */
@@ -92,7 +105,10 @@ export class TransactionRepo {
   private readonly byIdStmt;
   private readonly removePlatformStmt;
 
-  constructor(private readonly db: Db) {
+  private readonly lists;
+
+  constructor(db: Db) {
+    this.lists = new ListQueries(db);
     this.insertStmt = db.prepare(
       `INSERT INTO transactions (id, platform_id, customer_id, platform_customer_id, type, status, source_account,
          destination_account, reference, quote_id, created_at, updated_at, body)
@@ -116,19 +132,21 @@ export class TransactionRepo {
     return this.byIdStmt.get(platformId, id) as TransactionRow | undefined;
   }
 
-  /** A page in id order (`desc` newest first), strictly after `afterKey` in that order. */
+  /** A page in id order (`desc` newest first), strictly after `afterKey` in that order, through the filter's index. */
   page(platformId: string, filter: TransactionFilter, afterKey: string | undefined, take: number, order: 'asc' | 'desc'): TransactionRow[] {
-    const { sql, params } = where(platformId, filter);
-    const keyClause = afterKey === undefined ? '' : ` AND id ${order === 'asc' ? '>' : '<'} ?`;
-    const keyParams = afterKey === undefined ? [] : [afterKey];
-    return this.db
-      .prepare(`SELECT * FROM transactions WHERE ${sql}${keyClause} ORDER BY id ${order === 'asc' ? 'ASC' : 'DESC'} LIMIT ?`)
-      .all(...params, ...keyParams, take) as TransactionRow[];
+    return this.lists.page<TransactionRow>({ table: 'transactions', where: whereOf(platformId, filter), index: indexFor(filter), order, afterKey, take });
   }
 
+  /**
+   * `totalCount`: the maintained count when the filters are only `type` and `status`; otherwise
+   * the filtered set counted through its index up to COUNT_CAP.
+   */
   count(platformId: string, filter: TransactionFilter): number {
-    const { sql, params } = where(platformId, filter);
-    return (this.db.prepare(`SELECT COUNT(*) AS n FROM transactions WHERE ${sql}`).get(...params) as { n: number }).n;
+    const { type, status, ...others } = filter;
+    if (Object.values(others).every((value) => value === undefined)) {
+      return this.lists.maintained('transaction_counts', new Where().eq('platform_id', platformId).eq('type', type).eq('status', status));
+    }
+    return this.lists.countUpTo('transactions', whereOf(platformId, filter), indexFor(filter));
   }
 
   removePlatform(platformId: string): void {
