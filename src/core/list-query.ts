@@ -117,7 +117,7 @@ export type CountColumn = string | [name: string, expression: string];
  */
 export function maintainedCountDdl(table: string, counts: string, columns: readonly CountColumn[]): string {
   const names = columns.map((column) => (typeof column === 'string' ? column : column[0]));
-  const exprs = (row: string) => columns.map((column) => (typeof column === 'string' ? `${row}.${column}` : column[1].replaceAll('{row}', row)));
+  const exprs = (row: string) => columns.map((column) => (typeof column === 'string' ? `${row}.${column}` : `(${column[1].replaceAll('{row}', row)})`));
   const keys = ['platform_id', ...names];
   const bucket = (row: string) => [`${row}.platform_id`, ...exprs(row)];
   const match = (row: string) => keys.map((key, i) => `${key} = ${bucket(row)[i]}`).join(' AND ');

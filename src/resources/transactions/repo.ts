@@ -142,8 +142,9 @@ export class TransactionRepo {
    * the filtered set counted through its index up to COUNT_CAP.
    */
   count(platformId: string, filter: TransactionFilter): number {
-    const { type, status, ...others } = filter;
-    if (Object.values(others).every((value) => value === undefined)) {
+    const { type, status } = filter;
+    const others = [filter.customerId, filter.platformCustomerId, filter.accountIdentifier, filter.senderAccountIdentifier, filter.receiverAccountIdentifier, filter.reference, filter.startDate, filter.endDate];
+    if (others.every((value) => value === undefined)) {
       return this.lists.maintained('transaction_counts', new Where().eq('platform_id', platformId).eq('type', type).eq('status', status));
     }
     return this.lists.countUpTo('transactions', whereOf(platformId, filter), indexFor(filter));
