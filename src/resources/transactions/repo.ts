@@ -1,4 +1,4 @@
-import { ListQueries, maintainedCountDdl, Where } from '../../core/list-query.js';
+import { COUNT_CAP, ListQueries, maintainedCountDdl, Where } from '../../core/list-query.js';
 import type { Db, Migration } from '../../store/db.js';
 
 /** Transactions: the contract's Transaction as JSON, with the columns its filters need. */
@@ -68,14 +68,12 @@ export interface TransactionFilter {
 }
 
 /** The index whose leading equality serves the filter (every one ends in `id`, the sort key). */
-function indexFor(filter: TransactionFilter): string | undefined {
+function indexFor(filter: TransactionFilter): string {
   if (filter.reference !== undefined) return 'transactions_list_reference';
   if (filter.senderAccountIdentifier !== undefined) return 'transactions_list_source';
   if (filter.receiverAccountIdentifier !== undefined) return 'transactions_list_destination';
   if (filter.customerId !== undefined) return 'transactions_customer';
   if (filter.platformCustomerId !== undefined) return 'transactions_list_pcid';
-  // Either side of an account: SQLite reads the two indexes (multi-index OR) and sorts that set.
-  if (filter.accountIdentifier !== undefined) return undefined;
   if (filter.status !== undefined) return 'transactions_list_status';
   if (filter.type !== undefined) return 'transactions_list_type';
   return 'transactions_platform';
@@ -96,6 +94,15 @@ function whereOf(platformId: string, filter: TransactionFilter): Where {
     .cmp('created_at', '<=', filter.endDate);
   if (filter.accountIdentifier !== undefined) where.add('(source_account = ? OR destination_account = ?)', filter.accountIdentifier, filter.accountIdentifier);
   return where;
+}
+
+/** `accountIdentifier` (either side) as two filters, one per side, each served by its side's index. */
+function sidesOf(filter: TransactionFilter): [TransactionFilter, TransactionFilter] {
+  const { accountIdentifier, ...rest } = filter;
+  return [
+    { ...rest, senderAccountIdentifier: accountIdentifier },
+    { ...rest, receiverAccountIdentifier: accountIdentifier },
+  ];
 }
 
 /** The only SQL of the transactions area. */
@@ -134,6 +141,12 @@ export class TransactionRepo {
 
   /** A page in id order (`desc` newest first), strictly after `afterKey` in that order, through the filter's index. */
   page(platformId: string, filter: TransactionFilter, afterKey: string | undefined, take: number, order: 'asc' | 'desc'): TransactionRow[] {
+    if (filter.accountIdentifier !== undefined) {
+      // Either side: a page from each side's index, merged in key order (a transfer between two sides of one account once).
+      const byId = new Map<string, TransactionRow>();
+      for (const side of sidesOf(filter)) for (const row of this.page(platformId, side, afterKey, take, order)) byId.set(row.id, row);
+      return [...byId.values()].sort((a, b) => (a.id < b.id ? -1 : 1) * (order === 'asc' ? 1 : -1)).slice(0, take);
+    }
     return this.lists.page<TransactionRow>({ table: 'transactions', where: whereOf(platformId, filter), index: indexFor(filter), order, afterKey, take });
   }
 
@@ -146,6 +159,12 @@ export class TransactionRepo {
     const others = [filter.customerId, filter.platformCustomerId, filter.accountIdentifier, filter.senderAccountIdentifier, filter.receiverAccountIdentifier, filter.reference, filter.startDate, filter.endDate];
     if (others.every((value) => value === undefined)) {
       return this.lists.maintained('transaction_counts', new Where().eq('platform_id', platformId).eq('type', type).eq('status', status));
+    }
+    if (filter.accountIdentifier !== undefined) {
+      // Either side: each side's count less the transactions on both sides (each through its index, each bounded).
+      const [sent, received] = sidesOf(filter);
+      const both = { ...sent, receiverAccountIdentifier: filter.accountIdentifier };
+      return Math.min(COUNT_CAP, this.count(platformId, sent) + this.count(platformId, received) - this.count(platformId, both));
     }
     return this.lists.countUpTo('transactions', whereOf(platformId, filter), indexFor(filter));
   }
