@@ -66,6 +66,7 @@ export interface KeysetPage {
  */
 export class ListQueries {
   private readonly statements = new Map<string, Statement<unknown[]>>();
+  private readonly rowObjects = new Map<string, string>();
 
   constructor(private readonly db: Database) {}
 
@@ -88,8 +89,23 @@ export class ListQueries {
       params.push(afterKey);
     }
     const from = index ? `${table} INDEXED BY ${index}` : table;
-    const sql = `SELECT * FROM ${from} WHERE ${clauses.join(' AND ')} ORDER BY ${key} ${order === 'asc' ? 'ASC' : 'DESC'} LIMIT ?`;
-    return this.statement(sql).all(...params, take) as Row[];
+    const sql = `SELECT ${this.rowObject(table)} FROM ${from} WHERE ${clauses.join(' AND ')} ORDER BY ${key} ${order === 'asc' ? 'ASC' : 'DESC'} LIMIT ?`;
+    return (this.statement(sql).pluck().all(...params, take) as string[]).map((json) => JSON.parse(json) as Row);
+  }
+
+  /**
+   * `json_object(...)` of every column of a table: each row crosses into JavaScript as one string
+   * and one `JSON.parse`, about half the cost of a `SELECT *` row's column-by-column conversion,
+   * and gives the same object for TEXT, INTEGER and NULL columns (the list tables hold no BLOBs).
+   */
+  private rowObject(table: string): string {
+    let expression = this.rowObjects.get(table);
+    if (!expression) {
+      const columns = (this.db.prepare(`SELECT name FROM pragma_table_info(?)`).pluck().all(table) as string[]).map((name) => `'${name}', "${name}"`);
+      expression = `json_object(${columns.join(', ')})`;
+      this.rowObjects.set(table, expression);
+    }
+    return expression;
   }
 
   /** The sum of a maintained count table's `n` over the buckets matching `where` (a few rows). */

@@ -8,6 +8,7 @@ import { basicAuth } from '../server/auth.js';
 import type { AppEnv } from '../server/env.js';
 import { jsonBody } from '../server/validate.js';
 import { resetPlatformData } from './reset.js';
+import { seed, seedBody } from './seed.js';
 
 const advanceBody = z.object({
   seconds: z.number().positive().max(10 * 365 * 24 * 3600),
@@ -51,6 +52,8 @@ export function controlPlane(ctx: SandboxContext, areas: readonly Area[]): Hono<
     resetPlatformData(ctx, areas, platform);
     return c.json({ status: 'ok', platformId: platform.id });
   });
+
+  app.post('/seed', async (c) => c.json(await seed(ctx, c.get('platform'), await jsonBody(c, seedBody))));
 
   app.post('/platforms', async (c) => {
     const body = await jsonBody(c, newPlatformBody);
