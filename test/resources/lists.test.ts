@@ -92,8 +92,15 @@ describe('lists of the other areas', () => {
     const accounts = (await api.get(`/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}`)).body.data as { id: string; balance: { currency: { code: string } } }[];
     const usd = accounts.find((x) => x.balance.currency.code === 'USD')!;
     const eur = accounts.find((x) => x.balance.currency.code === 'EUR')!;
-    for (const account of [usd, eur, usd]) expect((await api.post(`/sandbox/internal-accounts/${account.id}/fund`, { amount: 100 })).status).toBe(200);
+    for (const account of [usd, eur, usd]) {
+      expect((await api.post(`/sandbox/internal-accounts/${account.id}/fund`, { amount: 100 })).status).toBe(200);
+      await api.advance(60);
+    }
     const asc = await all(api, '/transactions?sortOrder=asc');
+    const created = (await api.get('/transactions?sortOrder=asc')).body.data.map((tx: { createdAt: string }) => tx.createdAt) as string[];
+    expect(await all(api, `/transactions?endDate=${created[1]}&sortOrder=asc`)).toEqual({ ids: asc.ids.slice(0, 2), totalCount: 2 });
+    expect(await all(api, `/transactions?startDate=${created[1]}`)).toEqual({ ids: [asc.ids[2], asc.ids[1]], totalCount: 2 });
+    expect(await all(api, `/transactions?startDate=${created[1]}&endDate=${created[1]}&type=INCOMING`)).toEqual({ ids: [asc.ids[1]], totalCount: 1 });
     expect(asc.totalCount).toBe(3);
     expect((await all(api, '/transactions')).ids).toEqual([...asc.ids].reverse());
     expect(await all(api, '/transactions?type=INCOMING&status=COMPLETED&sortOrder=asc')).toEqual(asc);

@@ -1,4 +1,4 @@
-import { COUNT_CAP, ListQueries, maintainedCountDdl, Where } from '../../core/list-query.js';
+import { COUNT_CAP, ListQueries, maintainedCountDdl, uuidv7Floor, Where } from '../../core/list-query.js';
 import type { Db, Migration } from '../../store/db.js';
 
 /** Transactions: the contract's Transaction as JSON, with the columns its filters need. */
@@ -92,9 +92,14 @@ function whereOf(platformId: string, filter: TransactionFilter): Where {
     .eq('type', filter.type)
     .cmp('created_at', '>=', filter.startDate)
     .cmp('created_at', '<=', filter.endDate);
+  // A transaction's id is drawn before its row is written (a quote draws it at quoting), so `endDate` also bounds the id range.
+  if (filter.endDate !== undefined) where.cmp('id', '<', `Transaction:${uuidv7Floor(Date.parse(filter.endDate) + ID_TIME_SLACK_MS)}`);
   if (filter.accountIdentifier !== undefined) where.add('(source_account = ? OR destination_account = ?)', filter.accountIdentifier, filter.accountIdentifier);
   return where;
 }
+
+/** Slack for ids drawn in the same millisecond as thousands of others (UUIDv7 borrows the next millisecond). */
+const ID_TIME_SLACK_MS = 60 * 60 * 1000;
 
 /** `accountIdentifier` (either side) as two filters, one per side, each served by its side's index. */
 function sidesOf(filter: TransactionFilter): [TransactionFilter, TransactionFilter] {
