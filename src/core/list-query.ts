@@ -15,15 +15,12 @@ export const COUNT_CAP = 10_000;
 export class Where {
   readonly clauses: string[] = [];
   readonly params: unknown[] = [];
-  /** Columns constrained by an equality, in the order given. */
-  readonly equalities: string[] = [];
 
   /** `column = value`, when the value is given. */
   eq(column: string, value: unknown): this {
     if (value === undefined) return this;
     this.clauses.push(`${column} = ?`);
     this.params.push(value);
-    this.equalities.push(column);
     return this;
   }
 
