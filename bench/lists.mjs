@@ -26,13 +26,15 @@ const cursorAfter = (id) => Buffer.from(JSON.stringify({ k: id }), 'utf8').toStr
 
 async function seedInChunks(baseUrl, field, total) {
   const origin = new URL(baseUrl).origin;
-  let prefix;
+  const prefixes = [];
   const started = performance.now();
   for (let done = 0; done < total; done += SEED_CHUNK) {
     const r = await api(origin, 'POST', '/_sandbox/seed', { [field]: Math.min(SEED_CHUNK, total - done) });
-    prefix ??= r.platformCustomerIdPrefix;
+    prefixes.push(r.platformCustomerIdPrefix);
   }
-  return { prefix, seconds: (performance.now() - started) / 1000 };
+  // Each call numbers its customers from 0 under its own prefix.
+  const pcidOf = (n) => `${prefixes[Math.floor(n / SEED_CHUNK)]}${n % SEED_CHUNK}`;
+  return { pcidOf, seconds: (performance.now() - started) / 1000 };
 }
 
 async function measure(url, seconds) {
@@ -47,7 +49,7 @@ async function customersAt(size, seconds, dir) {
   try {
     const seeded = await seedInChunks(baseUrl, 'customers', size);
     const middle = Math.floor(size / 2);
-    const pcid = `${seeded.prefix}${middle}`;
+    const pcid = seeded.pcidOf(middle);
     const found = await api(baseUrl, 'GET', `/customers?platformCustomerId=${encodeURIComponent(pcid)}`);
     if (found.data.length !== 1 || found.totalCount !== 1) throw new Error(`seeded customer ${pcid} not found`);
     const id = found.data[0].id;
