@@ -1,3 +1,4 @@
+import { ListQueries, uuidv7Floor, Where } from '../core/list-query.js';
 import type { Db } from '../store/db.js';
 import type { EventRow } from './outbox.js';
 
@@ -58,7 +59,10 @@ export class DeliveriesRepo {
   private readonly removeAttemptsStmt;
   private readonly attemptCountStmt;
 
-  constructor(private readonly db: Db) {
+  private readonly lists;
+
+  constructor(db: Db) {
+    this.lists = new ListQueries(db);
     // Per-resource order: an event waits while an earlier event of the same resource is unfinished.
     this.readyStmt = db.prepare(
       `SELECT e.* FROM events e
@@ -151,46 +155,50 @@ export class DeliveriesRepo {
     return this.attemptsOfStmt.all(eventId) as AttemptRow[];
   }
 
-  /** A page of a platform's events, newest first, strictly older than `beforeId`. */
+  /** A page of a platform's events, newest first, strictly older than `beforeId`, through the filter's index. */
   list(filter: DeliveryFilter, beforeId: string | undefined, take: number): DeliveryRow[] {
-    const { where, params } = this.where(filter);
-    if (beforeId !== undefined) {
-      where.push('id < @beforeId');
-      params.beforeId = beforeId;
-    }
-    params.take = take;
-    return this.db.prepare(`SELECT * FROM events WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT @take`).all(params) as DeliveryRow[];
+    return this.lists.page<DeliveryRow>({ table: 'events', where: whereOf(filter), index: indexFor(filter), order: 'desc', afterKey: beforeId, take });
   }
 
+  /**
+   * `totalCount`: the maintained count when the filters are only `type` and `status`; otherwise
+   * the filtered set counted through its index up to COUNT_CAP.
+   */
   count(filter: DeliveryFilter): number {
-    const { where, params } = this.where(filter);
-    return (this.db.prepare(`SELECT COUNT(*) AS n FROM events WHERE ${where.join(' AND ')}`).get(params) as { n: number }).n;
+    if (filter.resourceId === undefined && filter.since === undefined) {
+      return this.lists.maintained('event_counts', new Where().eq('platform_id', filter.platformId).eq('type', filter.type).eq('delivery_state', filter.state));
+    }
+    return this.lists.countUpTo('events', whereOf(filter), indexFor(filter));
   }
 
   /** Drops a platform's attempt log (sandbox reset; the outbox drops its events). */
   removePlatform(platformId: string): void {
     this.removeAttemptsStmt.run(platformId);
   }
+}
 
-  private where(filter: DeliveryFilter): { where: string[]; params: Record<string, unknown> } {
-    const where = ['platform_id = @platformId'];
-    const params: Record<string, unknown> = { platformId: filter.platformId };
-    if (filter.type !== undefined) {
-      where.push('type = @type');
-      params.type = filter.type;
-    }
-    if (filter.resourceId !== undefined) {
-      where.push('resource_id = @resourceId');
-      params.resourceId = filter.resourceId;
-    }
-    if (filter.since !== undefined) {
-      where.push('created_at >= @since');
-      params.since = filter.since;
-    }
-    if (filter.state !== undefined) {
-      where.push('delivery_state = @state');
-      params.state = filter.state;
-    }
-    return { where, params };
-  }
+/**
+ * Slack between an event's id time (UUIDv7) and its `created_at`, both read from the sandbox
+ * clock in one `append`: `since` becomes an id range widened by this much; `created_at` decides.
+ */
+const ID_TIME_SLACK_MS = 60 * 60 * 1000;
+
+/** The index whose leading equality serves the filter (every one ends in `id`, the sort key). */
+function indexFor(filter: DeliveryFilter): string {
+  if (filter.resourceId !== undefined) return 'events_list_resource';
+  if (filter.type !== undefined) return 'events_list_type';
+  if (filter.state !== undefined) return 'events_list_state';
+  return 'events_list_platform';
+}
+
+/** The WHERE of the filters given, and only those. */
+function whereOf(filter: DeliveryFilter): Where {
+  const where = new Where()
+    .eq('platform_id', filter.platformId)
+    .eq('resource_id', filter.resourceId)
+    .eq('type', filter.type)
+    .eq('delivery_state', filter.state)
+    .cmp('created_at', '>=', filter.since);
+  if (filter.since !== undefined) where.cmp('id', '>=', `Webhook:${uuidv7Floor(Date.parse(filter.since) - ID_TIME_SLACK_MS)}`);
+  return where;
 }

@@ -1,5 +1,6 @@
 import type { Clock } from '../core/clock.js';
 import type { IdGenerator } from '../core/ids.js';
+import { maintainedCountDdl } from '../core/list-query.js';
 import type { Db, Migration } from '../store/db.js';
 
 /**
@@ -45,6 +46,16 @@ export const outboxMigrations: Migration[] = [
     );
     CREATE INDEX webhook_attempts_event ON webhook_attempts (event_id, seq);
     CREATE INDEX webhook_attempts_platform ON webhook_attempts (platform_id);`,
+  },
+  {
+    // Lists (the deliveries list, newest first): one index per filter, each ending in the sort key; a maintained
+    // count per platform, type and delivery state.
+    id: 'outbox-lists-001',
+    sql: `CREATE INDEX events_list_platform ON events (platform_id, id);
+    CREATE INDEX events_list_resource ON events (platform_id, resource_id, id);
+    CREATE INDEX events_list_type ON events (platform_id, type, id);
+    CREATE INDEX events_list_state ON events (platform_id, delivery_state, id);
+    ${maintainedCountDdl('events', 'event_counts', ['type', 'delivery_state'])}`,
   },
 ];
 

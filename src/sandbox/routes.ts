@@ -14,6 +14,7 @@ import { jsonBody } from '../server/validate.js';
 import { resetPlatformData } from './reset.js';
 import { changeRoutes } from './changes.js';
 import { stateRoutes } from './state-routes.js';
+import { seed, seedBody } from './seed.js';
 
 const advanceBody = z.object({
   seconds: z.number().positive().max(10 * 365 * 24 * 3600),
@@ -75,6 +76,8 @@ export function controlPlane(ctx: SandboxContext, areas: readonly Area[]): Hono<
     faultRulesOf(ctx).clear(platform.id);
     return c.json({ status: 'ok', platformId: platform.id });
   });
+
+  app.post('/seed', async (c) => c.json(await seed(ctx, c.get('platform'), await jsonBody(c, seedBody))));
 
   app.post('/platforms', async (c) => {
     const body = await jsonBody(c, newPlatformBody);

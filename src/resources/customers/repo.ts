@@ -1,3 +1,4 @@
+import { ListQueries, maintainedCountDdl, uuidv7Floor, Where } from '../../core/list-query.js';
 import type { PageRequest } from '../../core/pagination.js';
 import type { Db, Migration } from '../../store/db.js';
 
@@ -41,6 +42,18 @@ export const customerMigrations: Migration[] = [
       completed_at TEXT
     );
     CREATE INDEX customer_import_jobs_platform ON customer_import_jobs (platform_id, id);`,
+  },
+  {
+    // Lists: one index per documented filter, each ending in the sort key; a maintained count per platform, type and
+    // deletion; UMA addresses looked up in any letter case through an index.
+    id: 'customers-lists-001',
+    sql: `CREATE INDEX customers_list_live ON customers (platform_id, is_deleted, id);
+    CREATE INDEX customers_list_pcid ON customers (platform_id, platform_customer_id, id);
+    CREATE INDEX customers_list_uma ON customers (platform_id, uma_address, id);
+    CREATE INDEX customers_list_region ON customers (platform_id, region, id);
+    CREATE INDEX customers_list_type ON customers (platform_id, customer_type, id);
+    CREATE INDEX customers_uma_any_case ON customers (platform_id, lower(uma_address)) WHERE is_deleted = 0;
+    ${maintainedCountDdl('customers', 'customer_counts', ['customer_type', 'is_deleted'])}`,
   },
 ];
 
@@ -127,17 +140,40 @@ export interface CustomerFilter {
   includeDeleted: boolean;
 }
 
-const WHERE = `platform_id = @platformId
-  AND (@includeDeleted = 1 OR is_deleted = 0)
-  AND (@platformCustomerId IS NULL OR platform_customer_id = @platformCustomerId)
-  AND (@customerType IS NULL OR customer_type = @customerType)
-  AND (@createdAfter IS NULL OR created_at > @createdAfter)
-  AND (@createdBefore IS NULL OR created_at < @createdBefore)
-  AND (@updatedAfter IS NULL OR updated_at > @updatedAfter)
-  AND (@updatedBefore IS NULL OR updated_at < @updatedBefore)
-  AND (@region IS NULL OR region = @region)
-  AND (@umaAddress IS NULL OR uma_address = @umaAddress)
-  AND (@currency IS NULL OR EXISTS (SELECT 1 FROM json_each(customers.currencies) WHERE json_each.value = @currency))`;
+/**
+ * Slack between a customer's id time (UUIDv7 from the sandbox clock) and its `created_at`
+ * (read from the same clock within one call): creation-time filters become an id range widened
+ * by this much, and the exact `created_at` test still decides.
+ */
+const ID_TIME_SLACK_MS = 60 * 60 * 1000;
+
+/** The index whose leading equality serves the filter (every one ends in `id`, the sort key). */
+function indexFor(filter: CustomerFilter): string {
+  if (filter.platformCustomerId !== undefined) return 'customers_list_pcid';
+  if (filter.umaAddress !== undefined) return 'customers_list_uma';
+  if (filter.region !== undefined) return 'customers_list_region';
+  if (filter.customerType !== undefined) return 'customers_list_type';
+  return filter.includeDeleted ? 'customers_platform' : 'customers_list_live';
+}
+
+/** The WHERE of the filters given (only those), with the id range a creation-time filter implies. */
+function whereOf(filter: CustomerFilter): Where {
+  const where = new Where().eq('platform_id', filter.platformId);
+  if (!filter.includeDeleted) where.eq('is_deleted', 0);
+  where
+    .eq('platform_customer_id', filter.platformCustomerId)
+    .eq('uma_address', filter.umaAddress)
+    .eq('region', filter.region)
+    .eq('customer_type', filter.customerType)
+    .cmp('created_at', '>', filter.createdAfter)
+    .cmp('created_at', '<', filter.createdBefore)
+    .cmp('updated_at', '>', filter.updatedAfter)
+    .cmp('updated_at', '<', filter.updatedBefore);
+  if (filter.createdAfter !== undefined) where.cmp('id', '>=', `Customer:${uuidv7Floor(Date.parse(filter.createdAfter) - ID_TIME_SLACK_MS)}`);
+  if (filter.createdBefore !== undefined) where.cmp('id', '<', `Customer:${uuidv7Floor(Date.parse(filter.createdBefore) + ID_TIME_SLACK_MS)}`);
+  if (filter.currency !== undefined) where.add('EXISTS (SELECT 1 FROM json_each(customers.currencies) WHERE json_each.value = ?)', filter.currency);
+  return where;
+}
 
 /** The only SQL of the customers area. */
 export class CustomerRepo {
@@ -147,8 +183,7 @@ export class CustomerRepo {
   private readonly activeByPlatformIdStmt;
   private readonly activeByUmaStmt;
   private readonly activeByUmaAnyCaseStmt;
-  private readonly pageStmt;
-  private readonly countStmt;
+  private readonly lists;
   private readonly removePlatformStmt;
 
   constructor(db: Db) {
@@ -164,8 +199,7 @@ export class CustomerRepo {
     this.activeByPlatformIdStmt = db.prepare('SELECT id FROM customers WHERE platform_id = ? AND platform_customer_id = ? AND is_deleted = 0').pluck();
     this.activeByUmaStmt = db.prepare('SELECT id FROM customers WHERE platform_id = ? AND uma_address = ? AND is_deleted = 0').pluck();
     this.activeByUmaAnyCaseStmt = db.prepare('SELECT id FROM customers WHERE platform_id = ? AND lower(uma_address) = lower(?) AND is_deleted = 0 ORDER BY id LIMIT 1').pluck();
-    this.pageStmt = db.prepare(`SELECT * FROM customers WHERE ${WHERE} AND (@afterKey IS NULL OR id > @afterKey) ORDER BY id LIMIT @take`);
-    this.countStmt = db.prepare(`SELECT COUNT(*) FROM customers WHERE ${WHERE}`).pluck();
+    this.lists = new ListQueries(db);
     this.removePlatformStmt = db.prepare('DELETE FROM customers WHERE platform_id = ?');
   }
 
@@ -197,12 +231,23 @@ export class CustomerRepo {
     return this.activeByUmaAnyCaseStmt.get(platformId, umaAddress) as string | undefined;
   }
 
+  /** One page in id order through the index of the most selective filter given. */
   page(filter: CustomerFilter, request: PageRequest): CustomerRow[] {
-    return this.pageStmt.all({ ...params(filter), afterKey: request.afterKey ?? null, take: request.take }) as CustomerRow[];
+    return this.lists.page<CustomerRow>({ table: 'customers', where: whereOf(filter), index: indexFor(filter), afterKey: request.afterKey, take: request.take });
   }
 
+  /**
+   * `totalCount`: the maintained count when the filters are only `customerType` and
+   * `isIncludingDeleted`; otherwise the filtered set counted through its index up to COUNT_CAP.
+   */
   count(filter: CustomerFilter): number {
-    return this.countStmt.get(params(filter)) as number;
+    const { platformId, customerType, includeDeleted, ...others } = filter;
+    if (Object.values(others).every((value) => value === undefined)) {
+      const buckets = new Where().eq('platform_id', platformId).eq('customer_type', customerType);
+      if (!includeDeleted) buckets.eq('is_deleted', 0);
+      return this.lists.maintained('customer_counts', buckets);
+    }
+    return this.lists.countUpTo('customers', whereOf(filter), indexFor(filter));
   }
 
   removePlatform(platformId: string): void {
@@ -210,18 +255,3 @@ export class CustomerRepo {
   }
 }
 
-function params(filter: CustomerFilter) {
-  return {
-    platformId: filter.platformId,
-    includeDeleted: filter.includeDeleted ? 1 : 0,
-    platformCustomerId: filter.platformCustomerId ?? null,
-    customerType: filter.customerType ?? null,
-    createdAfter: filter.createdAfter ?? null,
-    createdBefore: filter.createdBefore ?? null,
-    updatedAfter: filter.updatedAfter ?? null,
-    updatedBefore: filter.updatedBefore ?? null,
-    region: filter.region ?? null,
-    currency: filter.currency ?? null,
-    umaAddress: filter.umaAddress ?? null,
-  };
-}

@@ -1,5 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import type { PageRequest } from '../../core/pagination.js';
+import { ListQueries, maintainedCountDdl, Where } from '../../core/list-query.js';
 import type { Db, Migration } from '../../store/db.js';
 
 /** External accounts of platforms and their customers; deleted ones stay for history (`deleted_at`). */
@@ -32,6 +33,12 @@ export const externalAccountMigrations: Migration[] = [
     CREATE INDEX external_accounts_platform ON external_accounts (platform_id, deleted_at, id);
     CREATE INDEX external_accounts_customer ON external_accounts (platform_id, customer_id, deleted_at, id);
     CREATE INDEX external_accounts_identity ON external_accounts (platform_id, identity_key);`,
+  },
+  {
+    // Lists: the currency filter's index (ending in the sort key); a maintained count per platform, owner kind, currency and liveness.
+    id: 'external-accounts-lists-001',
+    sql: `CREATE INDEX external_accounts_list_currency ON external_accounts (platform_id, currency, deleted_at, id);
+    ${maintainedCountDdl('external_accounts', 'external_account_counts', [['platform_owned', '{row}.customer_id IS NULL'], 'currency', ['live', '{row}.deleted_at IS NULL']])}`,
   },
 ];
 
@@ -69,19 +76,19 @@ export interface ListFilter {
   currency?: string | undefined;
 }
 
-function where(filter: ListFilter): { sql: string; params: unknown[] } {
-  const clauses = ['platform_id = ?', 'deleted_at IS NULL'];
-  const params: unknown[] = [filter.platformId];
-  if (filter.platformOwnedOnly) clauses.push('customer_id IS NULL');
-  if (filter.customerId !== undefined) {
-    clauses.push('customer_id = ?');
-    params.push(filter.customerId);
-  }
-  if (filter.currency !== undefined) {
-    clauses.push('currency = ?');
-    params.push(filter.currency);
-  }
-  return { sql: clauses.join(' AND '), params };
+/** The index whose leading equalities serve the filter (every one ends in `id`, the sort key). */
+function indexFor(filter: ListFilter): string {
+  if (filter.customerId !== undefined || filter.platformOwnedOnly) return 'external_accounts_customer';
+  if (filter.currency !== undefined) return 'external_accounts_list_currency';
+  return 'external_accounts_platform';
+}
+
+/** The WHERE of the filters given (live accounts only). */
+function whereOf(filter: ListFilter): Where {
+  const where = new Where().eq('platform_id', filter.platformId);
+  // A platform's own accounts: `customer_id IS NULL` is an equality the customer index serves.
+  if (filter.platformOwnedOnly) where.add('customer_id IS NULL');
+  return where.eq('customer_id', filter.customerId).add('deleted_at IS NULL').eq('currency', filter.currency);
 }
 
 /** The only SQL of the external-accounts area. */
@@ -108,7 +115,10 @@ export class ExternalAccountRepo {
     return statement;
   }
 
+  private readonly lists;
+
   constructor(private readonly db: Db) {
+    this.lists = new ListQueries(db);
     this.insertStmt = db.prepare(
       `INSERT INTO external_accounts (id, platform_id, customer_id, currency, account_type, status, platform_account_id, ownership_type,
         default_uma_deposit, beneficiary_verification_status, beneficiary_verified_name, account_info, primary_identifier, identity_key, self_custody,
@@ -179,17 +189,19 @@ export class ExternalAccountRepo {
     this.setChallengeStmt.run(method, message, expiresAt, now, id);
   }
 
-  /** Live rows after `afterKey` in id order. */
+  /** Live rows after `afterKey` in id order, through the index of the filter given. */
   page(filter: ListFilter, request: PageRequest): ExternalAccountRow[] {
-    const { sql, params } = where(filter);
-    const after = request.afterKey === undefined ? '' : ' AND id > ?';
-    const args = request.afterKey === undefined ? params : [...params, request.afterKey];
-    return this.cached(`SELECT * FROM external_accounts WHERE ${sql}${after} ORDER BY id LIMIT ?`).all(...args, request.take) as ExternalAccountRow[];
+    return this.lists.page<ExternalAccountRow>({ table: 'external_accounts', where: whereOf(filter), index: indexFor(filter), afterKey: request.afterKey, take: request.take });
   }
 
+  /**
+   * `totalCount`: one customer's accounts counted through the customer index; every other
+   * filter combination (owner kind, currency) from the maintained count.
+   */
   count(filter: ListFilter): number {
-    const { sql, params } = where(filter);
-    return (this.cached(`SELECT COUNT(*) AS n FROM external_accounts WHERE ${sql}`).get(...params) as { n: number }).n;
+    if (filter.customerId !== undefined) return this.lists.countUpTo('external_accounts', whereOf(filter), indexFor(filter));
+    const buckets = new Where().eq('platform_id', filter.platformId).eq('live', 1).eq('platform_owned', filter.platformOwnedOnly ? 1 : undefined).eq('currency', filter.currency);
+    return this.lists.maintained('external_account_counts', buckets);
   }
 
   deletePlatform(platformId: string): void {

@@ -1,3 +1,4 @@
+import { ListQueries, maintainedCountDdl, Where } from '../../core/list-query.js';
 import type { Db, Migration } from '../../store/db.js';
 import type { PageRequest } from '../../core/pagination.js';
 
@@ -18,6 +19,13 @@ export const internalAccountMigrations: Migration[] = [
     CREATE UNIQUE INDEX internal_accounts_owner_currency ON internal_accounts (platform_id, IFNULL(customer_id, ''), currency, type);
     CREATE INDEX internal_accounts_platform ON internal_accounts (platform_id, id);
     CREATE INDEX internal_accounts_customer ON internal_accounts (customer_id, id);`,
+  },
+  {
+    // Lists: one index per documented filter, each ending in the sort key; a maintained count per platform, owner kind, currency and type.
+    id: 'internal-accounts-lists-001',
+    sql: `CREATE INDEX internal_accounts_list_currency ON internal_accounts (platform_id, currency, id);
+    CREATE INDEX internal_accounts_list_type ON internal_accounts (platform_id, type, id);
+    ${maintainedCountDdl('internal_accounts', 'internal_account_counts', [['platform_owned', '{row}.customer_id IS NULL'], 'currency', 'type'])}`,
   },
 ];
 
@@ -43,19 +51,28 @@ export interface InternalAccountFilter {
   type?: string | undefined;
 }
 
-const WHERE = `platform_id = @platformId
-  AND ((@customerOwned = 1 AND customer_id IS NOT NULL) OR (@customerOwned = 0 AND customer_id IS NULL))
-  AND (@customerId IS NULL OR customer_id = @customerId)
-  AND (@currency IS NULL OR currency = @currency)
-  AND (@type IS NULL OR type = @type)`;
+/** The index whose leading equality serves the filter (every one ends in `id`, the sort key). */
+function indexFor(filter: InternalAccountFilter): string {
+  if (filter.customerId !== undefined || !filter.customerOwned) return 'internal_accounts_customer';
+  if (filter.currency !== undefined) return 'internal_accounts_list_currency';
+  if (filter.type !== undefined) return 'internal_accounts_list_type';
+  return 'internal_accounts_platform';
+}
+
+/** The WHERE of the filters given, and only those. */
+function whereOf(filter: InternalAccountFilter): Where {
+  const where = new Where().eq('platform_id', filter.platformId);
+  if (!filter.customerOwned) where.add('customer_id IS NULL');
+  else if (filter.customerId === undefined) where.add('customer_id IS NOT NULL');
+  return where.eq('customer_id', filter.customerOwned ? filter.customerId : undefined).eq('currency', filter.currency).eq('type', filter.type);
+}
 
 /** The only SQL of the internal-accounts area. */
 export class InternalAccountRepo {
   private readonly insertStmt;
   private readonly byIdStmt;
   private readonly byOwnerStmt;
-  private readonly pageStmt;
-  private readonly countStmt;
+  private readonly lists;
   private readonly removePlatformStmt;
   private readonly updateStatusStmt;
   private readonly closeOwnerStmt;
@@ -67,10 +84,7 @@ export class InternalAccountRepo {
     );
     this.byIdStmt = db.prepare('SELECT * FROM internal_accounts WHERE platform_id = ? AND id = ?');
     this.byOwnerStmt = db.prepare('SELECT * FROM internal_accounts WHERE platform_id = ? AND customer_id IS ? ORDER BY id');
-    this.pageStmt = db.prepare(
-      `SELECT * FROM internal_accounts WHERE ${WHERE} AND (@afterKey IS NULL OR id > @afterKey) ORDER BY id LIMIT @take`,
-    );
-    this.countStmt = db.prepare(`SELECT COUNT(*) AS n FROM internal_accounts WHERE ${WHERE}`).pluck();
+    this.lists = new ListQueries(db);
     this.removePlatformStmt = db.prepare('DELETE FROM internal_accounts WHERE platform_id = ?');
     this.updateStatusStmt = db.prepare('UPDATE internal_accounts SET status = ?, updated_at = ? WHERE id = ?');
     this.closeOwnerStmt = db.prepare("UPDATE internal_accounts SET status = 'CLOSED', updated_at = ? WHERE platform_id = ? AND customer_id = ? AND status <> 'CLOSED'");
@@ -89,12 +103,19 @@ export class InternalAccountRepo {
     return this.byOwnerStmt.all(platformId, customerId) as InternalAccountRow[];
   }
 
+  /** One page in id order through the index of the filter given. */
   page(filter: InternalAccountFilter, request: PageRequest): InternalAccountRow[] {
-    return this.pageStmt.all({ ...params(filter), afterKey: request.afterKey ?? null, take: request.take }) as InternalAccountRow[];
+    return this.lists.page<InternalAccountRow>({ table: 'internal_accounts', where: whereOf(filter), index: indexFor(filter), afterKey: request.afterKey, take: request.take });
   }
 
+  /**
+   * `totalCount`: one customer's accounts counted through the customer index; every other
+   * filter combination (owner kind, currency, type) from the maintained count.
+   */
   count(filter: InternalAccountFilter): number {
-    return this.countStmt.get(params(filter)) as number;
+    if (filter.customerOwned && filter.customerId !== undefined) return this.lists.countUpTo('internal_accounts', whereOf(filter), indexFor(filter));
+    const buckets = new Where().eq('platform_id', filter.platformId).eq('platform_owned', filter.customerOwned ? 0 : 1).eq('currency', filter.currency).eq('type', filter.type);
+    return this.lists.maintained('internal_account_counts', buckets);
   }
 
   updateStatus(id: string, status: string, updatedAt: string): void {
@@ -111,12 +132,3 @@ export class InternalAccountRepo {
   }
 }
 
-function params(filter: InternalAccountFilter) {
-  return {
-    platformId: filter.platformId,
-    customerOwned: filter.customerOwned ? 1 : 0,
-    customerId: filter.customerId ?? null,
-    currency: filter.currency ?? null,
-    type: filter.type ?? null,
-  };
-}

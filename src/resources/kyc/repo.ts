@@ -1,4 +1,5 @@
 import type { PageRequest } from '../../core/pagination.js';
+import { ListQueries, maintainedCountDdl, Where } from '../../core/list-query.js';
 import type { Db, Migration } from '../../store/db.js';
 
 /** Beneficial owners, documents, verifications and hosted KYC links. */
@@ -58,6 +59,17 @@ export const kycMigrations: Migration[] = [
       created_at TEXT NOT NULL
     );
     CREATE UNIQUE INDEX kyc_links_session ON kyc_links (session_id);`,
+  },
+  {
+    // Lists: a platform index per list and the status filter's (each ending in the sort key); maintained counts per platform (and status).
+    id: 'kyc-lists-001',
+    sql: `CREATE INDEX beneficial_owners_platform ON beneficial_owners (platform_id, id);
+    CREATE INDEX documents_platform ON documents (platform_id, id);
+    CREATE INDEX verifications_platform ON verifications (platform_id, id);
+    CREATE INDEX verifications_list_status ON verifications (platform_id, verification_status, id);
+    ${maintainedCountDdl('beneficial_owners', 'beneficial_owner_counts', [])}
+    ${maintainedCountDdl('documents', 'document_counts', [])}
+    ${maintainedCountDdl('verifications', 'verification_counts', ['verification_status'])}`,
   },
 ];
 
@@ -120,8 +132,10 @@ export interface KycLinkRow {
 /** The only SQL of the KYC area. */
 export class KycRepo {
   private readonly s;
+  private readonly lists;
 
   constructor(db: Db) {
+    this.lists = new ListQueries(db);
     this.s = {
       insertOwner: db.prepare(
         `INSERT INTO beneficial_owners (id, platform_id, customer_id, roles, ownership_percentage, personal_info, kyc_status, created_at, updated_at)
@@ -133,11 +147,6 @@ export class KycRepo {
       ),
       ownerById: db.prepare('SELECT * FROM beneficial_owners WHERE platform_id = ? AND id = ?'),
       ownersOf: db.prepare('SELECT * FROM beneficial_owners WHERE platform_id = ? AND customer_id = ? ORDER BY id'),
-      ownerPage: db.prepare(
-        `SELECT * FROM beneficial_owners WHERE platform_id = @platformId AND (@customerId IS NULL OR customer_id = @customerId)
-         AND (@afterKey IS NULL OR id > @afterKey) ORDER BY id LIMIT @take`,
-      ),
-      ownerCount: db.prepare('SELECT COUNT(*) FROM beneficial_owners WHERE platform_id = @platformId AND (@customerId IS NULL OR customer_id = @customerId)').pluck(),
       insertDocument: db.prepare(
         `INSERT INTO documents (id, platform_id, document_holder, customer_id, document_type, side, country, document_number, issuing_authority,
          file_name, media_type, size, sha256, quality_flagged, created_at, updated_at)
@@ -152,11 +161,6 @@ export class KycRepo {
       deleteDocument: db.prepare('DELETE FROM documents WHERE id = ?'),
       documentById: db.prepare('SELECT * FROM documents WHERE platform_id = ? AND id = ?'),
       documentsOfCustomer: db.prepare('SELECT * FROM documents WHERE platform_id = ? AND customer_id = ? ORDER BY id'),
-      documentPage: db.prepare(
-        `SELECT * FROM documents WHERE platform_id = @platformId AND (@holder IS NULL OR document_holder = @holder)
-         AND (@afterKey IS NULL OR id > @afterKey) ORDER BY id LIMIT @take`,
-      ),
-      documentCount: db.prepare('SELECT COUNT(*) FROM documents WHERE platform_id = @platformId AND (@holder IS NULL OR document_holder = @holder)').pluck(),
       flagDocument: db.prepare('UPDATE documents SET quality_flagged = 1 WHERE id = ?'),
       insertVerification: db.prepare(
         `INSERT INTO verifications (id, platform_id, customer_id, verification_status, errors, created_at, updated_at)
@@ -165,16 +169,6 @@ export class KycRepo {
       updateVerification: db.prepare('UPDATE verifications SET verification_status = @verification_status, errors = @errors, updated_at = @updated_at WHERE id = @id'),
       verificationById: db.prepare('SELECT * FROM verifications WHERE platform_id = ? AND id = ?'),
       verificationsOf: db.prepare('SELECT * FROM verifications WHERE platform_id = ? AND customer_id = ? ORDER BY id'),
-      verificationPage: db.prepare(
-        `SELECT * FROM verifications WHERE platform_id = @platformId AND (@customerId IS NULL OR customer_id = @customerId)
-         AND (@status IS NULL OR verification_status = @status) AND (@afterKey IS NULL OR id > @afterKey) ORDER BY id LIMIT @take`,
-      ),
-      verificationCount: db
-        .prepare(
-          `SELECT COUNT(*) FROM verifications WHERE platform_id = @platformId AND (@customerId IS NULL OR customer_id = @customerId)
-           AND (@status IS NULL OR verification_status = @status)`,
-        )
-        .pluck(),
       insertLink: db.prepare(
         `INSERT INTO kyc_links (token, platform_id, customer_id, redirect_uri, expires_at, used_at, session_id, created_at)
          VALUES (@token, @platform_id, @customer_id, @redirect_uri, @expires_at, @used_at, @session_id, @created_at)`,
@@ -201,11 +195,17 @@ export class KycRepo {
   ownersOf(platformId: string, customerId: string): OwnerRow[] {
     return this.s.ownersOf.all(platformId, customerId) as OwnerRow[];
   }
+  /** A page in id order through the customer index (or the platform's). */
   ownerPage(platformId: string, customerId: string | undefined, request: PageRequest): OwnerRow[] {
-    return this.s.ownerPage.all({ platformId, customerId: customerId ?? null, afterKey: request.afterKey ?? null, take: request.take }) as OwnerRow[];
+    const where = new Where().eq('platform_id', platformId).eq('customer_id', customerId);
+    const index = customerId === undefined ? 'beneficial_owners_platform' : 'beneficial_owners_customer';
+    return this.lists.page<OwnerRow>({ table: 'beneficial_owners', where, index, afterKey: request.afterKey, take: request.take });
   }
+  /** One customer's owners counted through its index; the platform's from the maintained count. */
   ownerCount(platformId: string, customerId: string | undefined): number {
-    return this.s.ownerCount.get({ platformId, customerId: customerId ?? null }) as number;
+    const where = new Where().eq('platform_id', platformId);
+    if (customerId === undefined) return this.lists.maintained('beneficial_owner_counts', where);
+    return this.lists.countUpTo('beneficial_owners', where.eq('customer_id', customerId), 'beneficial_owners_customer');
   }
 
   insertDocument(row: DocumentRow): void {
@@ -224,11 +224,17 @@ export class KycRepo {
   documentsOfCustomer(platformId: string, customerId: string): DocumentRow[] {
     return this.s.documentsOfCustomer.all(platformId, customerId) as DocumentRow[];
   }
+  /** A page in id order through the holder index (or the platform's). */
   documentPage(platformId: string, holder: string | undefined, request: PageRequest): DocumentRow[] {
-    return this.s.documentPage.all({ platformId, holder: holder ?? null, afterKey: request.afterKey ?? null, take: request.take }) as DocumentRow[];
+    const where = new Where().eq('platform_id', platformId).eq('document_holder', holder);
+    const index = holder === undefined ? 'documents_platform' : 'documents_holder';
+    return this.lists.page<DocumentRow>({ table: 'documents', where, index, afterKey: request.afterKey, take: request.take });
   }
+  /** One holder's documents counted through its index; the platform's from the maintained count. */
   documentCount(platformId: string, holder: string | undefined): number {
-    return this.s.documentCount.get({ platformId, holder: holder ?? null }) as number;
+    const where = new Where().eq('platform_id', platformId);
+    if (holder === undefined) return this.lists.maintained('document_counts', where);
+    return this.lists.countUpTo('documents', where.eq('document_holder', holder), 'documents_holder');
   }
   flagDocument(id: string): void {
     this.s.flagDocument.run(id);
@@ -246,17 +252,17 @@ export class KycRepo {
   verificationsOf(platformId: string, customerId: string): VerificationRow[] {
     return this.s.verificationsOf.all(platformId, customerId) as VerificationRow[];
   }
+  /** A page in id order through the index of the filter given. */
   verificationPage(platformId: string, customerId: string | undefined, status: string | undefined, request: PageRequest): VerificationRow[] {
-    return this.s.verificationPage.all({
-      platformId,
-      customerId: customerId ?? null,
-      status: status ?? null,
-      afterKey: request.afterKey ?? null,
-      take: request.take,
-    }) as VerificationRow[];
+    const where = new Where().eq('platform_id', platformId).eq('customer_id', customerId).eq('verification_status', status);
+    const index = customerId !== undefined ? 'verifications_customer' : status !== undefined ? 'verifications_list_status' : 'verifications_platform';
+    return this.lists.page<VerificationRow>({ table: 'verifications', where, index, afterKey: request.afterKey, take: request.take });
   }
+  /** One customer's verifications counted through its index; otherwise the maintained count per status. */
   verificationCount(platformId: string, customerId: string | undefined, status: string | undefined): number {
-    return this.s.verificationCount.get({ platformId, customerId: customerId ?? null, status: status ?? null }) as number;
+    if (customerId === undefined) return this.lists.maintained('verification_counts', new Where().eq('platform_id', platformId).eq('verification_status', status));
+    const where = new Where().eq('platform_id', platformId).eq('customer_id', customerId).eq('verification_status', status);
+    return this.lists.countUpTo('verifications', where, 'verifications_customer');
   }
 
   insertLink(row: KycLinkRow): void {

@@ -1,3 +1,4 @@
+import { COUNT_CAP, ListQueries, maintainedCountDdl, uuidv7Floor, Where } from '../../core/list-query.js';
 import type { Db, Migration } from '../../store/db.js';
 
 /** Transactions: the contract's Transaction as JSON, with the columns its filters need. */
@@ -21,6 +22,17 @@ export const transactionMigrations: Migration[] = [
     );
     CREATE INDEX transactions_platform ON transactions (platform_id, id);
     CREATE INDEX transactions_customer ON transactions (platform_id, customer_id, id);`,
+  },
+  {
+    // Lists: one index per documented filter, each ending in the sort key; a maintained count per platform, type and status.
+    id: 'transactions-lists-001',
+    sql: `CREATE INDEX transactions_list_pcid ON transactions (platform_id, platform_customer_id, id);
+    CREATE INDEX transactions_list_source ON transactions (platform_id, source_account, id);
+    CREATE INDEX transactions_list_destination ON transactions (platform_id, destination_account, id);
+    CREATE INDEX transactions_list_status ON transactions (platform_id, status, id);
+    CREATE INDEX transactions_list_type ON transactions (platform_id, type, id);
+    CREATE INDEX transactions_list_reference ON transactions (platform_id, reference, id);
+    ${maintainedCountDdl('transactions', 'transaction_counts', ['type', 'status'])}`,
   },
 ];
 
@@ -55,34 +67,47 @@ export interface TransactionFilter {
   endDate?: string | undefined;
 }
 
-function where(platformId: string, filter: TransactionFilter): { sql: string; params: unknown[] } {
-  const clauses = ['platform_id = ?'];
-  const params: unknown[] = [platformId];
-  const eq = (column: string, value: string | undefined) => {
-    if (value === undefined) return;
-    clauses.push(`${column} = ?`);
-    params.push(value);
-  };
-  eq('customer_id', filter.customerId);
-  eq('platform_customer_id', filter.platformCustomerId);
-  eq('source_account', filter.senderAccountIdentifier);
-  eq('destination_account', filter.receiverAccountIdentifier);
-  eq('status', filter.status);
-  eq('type', filter.type);
-  eq('reference', filter.reference);
-  if (filter.accountIdentifier !== undefined) {
-    clauses.push('(source_account = ? OR destination_account = ?)');
-    params.push(filter.accountIdentifier, filter.accountIdentifier);
-  }
-  if (filter.startDate !== undefined) {
-    clauses.push('created_at >= ?');
-    params.push(filter.startDate);
-  }
-  if (filter.endDate !== undefined) {
-    clauses.push('created_at <= ?');
-    params.push(filter.endDate);
-  }
-  return { sql: clauses.join(' AND '), params };
+/** The index whose leading equality serves the filter (every one ends in `id`, the sort key). */
+function indexFor(filter: TransactionFilter): string {
+  if (filter.reference !== undefined) return 'transactions_list_reference';
+  if (filter.senderAccountIdentifier !== undefined) return 'transactions_list_source';
+  if (filter.receiverAccountIdentifier !== undefined) return 'transactions_list_destination';
+  if (filter.customerId !== undefined) return 'transactions_customer';
+  if (filter.platformCustomerId !== undefined) return 'transactions_list_pcid';
+  if (filter.status !== undefined) return 'transactions_list_status';
+  if (filter.type !== undefined) return 'transactions_list_type';
+  return 'transactions_platform';
+}
+
+/** The WHERE of the filters given, and only those. */
+function whereOf(platformId: string, filter: TransactionFilter): Where {
+  const where = new Where()
+    .eq('platform_id', platformId)
+    .eq('reference', filter.reference)
+    .eq('source_account', filter.senderAccountIdentifier)
+    .eq('destination_account', filter.receiverAccountIdentifier)
+    .eq('customer_id', filter.customerId)
+    .eq('platform_customer_id', filter.platformCustomerId)
+    .eq('status', filter.status)
+    .eq('type', filter.type)
+    .cmp('created_at', '>=', filter.startDate)
+    .cmp('created_at', '<=', filter.endDate);
+  // A transaction's id is drawn before its row is written (a quote draws it at quoting), so `endDate` also bounds the id range.
+  if (filter.endDate !== undefined) where.cmp('id', '<', `Transaction:${uuidv7Floor(Date.parse(filter.endDate) + ID_TIME_SLACK_MS)}`);
+  if (filter.accountIdentifier !== undefined) where.add('(source_account = ? OR destination_account = ?)', filter.accountIdentifier, filter.accountIdentifier);
+  return where;
+}
+
+/** Slack for ids drawn in the same millisecond as thousands of others (UUIDv7 borrows the next millisecond). */
+const ID_TIME_SLACK_MS = 60 * 60 * 1000;
+
+/** `accountIdentifier` (either side) as two filters, one per side, each served by its side's index. */
+function sidesOf(filter: TransactionFilter): [TransactionFilter, TransactionFilter] {
+  const { accountIdentifier, ...rest } = filter;
+  return [
+    { ...rest, senderAccountIdentifier: accountIdentifier },
+    { ...rest, receiverAccountIdentifier: accountIdentifier },
+  ];
 }
 
 /** The only SQL of the transactions area. */
@@ -92,7 +117,10 @@ export class TransactionRepo {
   private readonly byIdStmt;
   private readonly removePlatformStmt;
 
-  constructor(private readonly db: Db) {
+  private readonly lists;
+
+  constructor(db: Db) {
+    this.lists = new ListQueries(db);
     this.insertStmt = db.prepare(
       `INSERT INTO transactions (id, platform_id, customer_id, platform_customer_id, type, status, source_account,
          destination_account, reference, quote_id, created_at, updated_at, body)
@@ -116,19 +144,34 @@ export class TransactionRepo {
     return this.byIdStmt.get(platformId, id) as TransactionRow | undefined;
   }
 
-  /** A page in id order (`desc` newest first), strictly after `afterKey` in that order. */
+  /** A page in id order (`desc` newest first), strictly after `afterKey` in that order, through the filter's index. */
   page(platformId: string, filter: TransactionFilter, afterKey: string | undefined, take: number, order: 'asc' | 'desc'): TransactionRow[] {
-    const { sql, params } = where(platformId, filter);
-    const keyClause = afterKey === undefined ? '' : ` AND id ${order === 'asc' ? '>' : '<'} ?`;
-    const keyParams = afterKey === undefined ? [] : [afterKey];
-    return this.db
-      .prepare(`SELECT * FROM transactions WHERE ${sql}${keyClause} ORDER BY id ${order === 'asc' ? 'ASC' : 'DESC'} LIMIT ?`)
-      .all(...params, ...keyParams, take) as TransactionRow[];
+    if (filter.accountIdentifier !== undefined) {
+      // Either side: a page from each side's index, merged in key order (a transfer between two sides of one account once).
+      const byId = new Map<string, TransactionRow>();
+      for (const side of sidesOf(filter)) for (const row of this.page(platformId, side, afterKey, take, order)) byId.set(row.id, row);
+      return [...byId.values()].sort((a, b) => (a.id < b.id ? -1 : 1) * (order === 'asc' ? 1 : -1)).slice(0, take);
+    }
+    return this.lists.page<TransactionRow>({ table: 'transactions', where: whereOf(platformId, filter), index: indexFor(filter), order, afterKey, take });
   }
 
+  /**
+   * `totalCount`: the maintained count when the filters are only `type` and `status`; otherwise
+   * the filtered set counted through its index up to COUNT_CAP.
+   */
   count(platformId: string, filter: TransactionFilter): number {
-    const { sql, params } = where(platformId, filter);
-    return (this.db.prepare(`SELECT COUNT(*) AS n FROM transactions WHERE ${sql}`).get(...params) as { n: number }).n;
+    const { type, status } = filter;
+    const others = [filter.customerId, filter.platformCustomerId, filter.accountIdentifier, filter.senderAccountIdentifier, filter.receiverAccountIdentifier, filter.reference, filter.startDate, filter.endDate];
+    if (others.every((value) => value === undefined)) {
+      return this.lists.maintained('transaction_counts', new Where().eq('platform_id', platformId).eq('type', type).eq('status', status));
+    }
+    if (filter.accountIdentifier !== undefined) {
+      // Either side: each side's count less the transactions on both sides (each through its index, each bounded).
+      const [sent, received] = sidesOf(filter);
+      const both = { ...sent, receiverAccountIdentifier: filter.accountIdentifier };
+      return Math.min(COUNT_CAP, this.count(platformId, sent) + this.count(platformId, received) - this.count(platformId, both));
+    }
+    return this.lists.countUpTo('transactions', whereOf(platformId, filter), indexFor(filter));
   }
 
   removePlatform(platformId: string): void {
