@@ -36,11 +36,27 @@ interface ColumnInfo {
   pk: number;
 }
 
-/** Platform-owned tables and their columns, read from the schema. */
+/**
+ * Tables that triggers write (the kept list counts of src/core/list-query.ts): derived from the
+ * other tables, so a snapshot leaves them out and the triggers rebuild them as rows come back.
+ */
+function derivedTables(ctx: SandboxContext): Set<string> {
+  const triggers = ctx.db.prepare(`SELECT sql FROM sqlite_master WHERE type = 'trigger'`).all() as { sql: string | null }[];
+  const out = new Set<string>();
+  for (const { sql } of triggers) {
+    const body = String(sql ?? '').replace(/^[\s\S]*?\bBEGIN\b/i, '');
+    for (const match of body.matchAll(/\b(?:INSERT(?:\s+OR\s+\w+)?\s+INTO|UPDATE|DELETE\s+FROM)\s+["`]?(\w+)/gi)) out.add(match[1]!);
+  }
+  return out;
+}
+
+/** Platform-owned tables and their columns, read from the schema (derived tables left out). */
 function platformTables(ctx: SandboxContext): Map<string, ColumnInfo[]> {
   const names = ctx.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`).all() as { name: string }[];
+  const derived = derivedTables(ctx);
   const out = new Map<string, ColumnInfo[]>();
   for (const { name } of names) {
+    if (derived.has(name)) continue;
     const columns = ctx.db.prepare(`SELECT name, type, pk FROM pragma_table_info(?)`).all(name) as ColumnInfo[];
     if (columns.some((c) => c.name === 'platform_id')) out.set(name, columns);
   }

@@ -58,7 +58,6 @@ describe('list query plans', () => {
       '/platform/external-accounts',
       '/platform/external-accounts?currency=USD',
       `/beneficial-owners?customerId=${encodeURIComponent(customer.id)}`,
-      '/beneficial-owners',
       '/documents',
       '/documents?documentHolder=x',
       '/verifications',
