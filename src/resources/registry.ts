@@ -19,6 +19,7 @@ import { vaspsArea } from './vasps/index.js';
 import { cryptoWithdrawalsArea } from './crypto-withdrawals/index.js';
 import { ratesArea } from './rates/index.js';
 import { quotesArea } from './quotes/index.js';
+import { tokensArea } from './tokens/index.js';
 
 /** The areas of the API, in mount order. A new area is one line here. */
 export const areas: readonly Area[] = [
@@ -37,6 +38,7 @@ export const areas: readonly Area[] = [
   cryptoWithdrawalsArea,
   ratesArea,
   quotesArea,
+  tokensArea,
 ];
 
 /** Every migration: the infrastructure's first, then each area's, in registry order. */
