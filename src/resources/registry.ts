@@ -20,6 +20,7 @@ import { cryptoWithdrawalsArea } from './crypto-withdrawals/index.js';
 import { ratesArea } from './rates/index.js';
 import { quotesArea } from './quotes/index.js';
 import { tokensArea } from './tokens/index.js';
+import { invitationsArea } from './invitations/index.js';
 
 /** The areas of the API, in mount order. A new area is one line here. */
 export const areas: readonly Area[] = [
@@ -39,6 +40,7 @@ export const areas: readonly Area[] = [
   ratesArea,
   quotesArea,
   tokensArea,
+  invitationsArea,
 ];
 
 /** Every migration: the infrastructure's first, then each area's, in registry order. */

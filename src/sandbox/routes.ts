@@ -8,6 +8,7 @@ import { basicAuth } from '../server/auth.js';
 import type { AppEnv } from '../server/env.js';
 import { jsonBody } from '../server/validate.js';
 import { resetPlatformData } from './reset.js';
+import { stablecoinControlRoutes } from './stablecoin-routes.js';
 
 const advanceBody = z.object({
   seconds: z.number().positive().max(10 * 365 * 24 * 3600),
@@ -45,6 +46,7 @@ export function controlPlane(ctx: SandboxContext, areas: readonly Area[]): Hono<
   });
 
   app.route('/webhooks', webhookControlRoutes(ctx));
+  app.route('/', stablecoinControlRoutes(ctx));
 
   app.post('/reset', (c) => {
     const platform = c.get('platform');
