@@ -21,6 +21,7 @@ import { ratesArea } from './rates/index.js';
 import { quotesArea } from './quotes/index.js';
 import { tokensArea } from './tokens/index.js';
 import { invitationsArea } from './invitations/index.js';
+import { stablecoinsArea } from './stablecoins/index.js';
 
 /** The areas of the API, in mount order. A new area is one line here. */
 export const areas: readonly Area[] = [
@@ -41,6 +42,7 @@ export const areas: readonly Area[] = [
   quotesArea,
   tokensArea,
   invitationsArea,
+  stablecoinsArea,
 ];
 
 /** Every migration: the infrastructure's first, then each area's, in registry order. */

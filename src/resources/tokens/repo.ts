@@ -1,3 +1,4 @@
+import type { Statement } from 'better-sqlite3';
 import type { Db, Migration } from '../../store/db.js';
 
 /** API tokens: extra HTTP Basic credentials of a platform; only a SHA-256 hash of each secret is kept. */
@@ -53,7 +54,7 @@ export class ApiTokenRepo {
   private readonly byIdStmt;
   private readonly byClientIdStmt;
   private readonly deleteStmt;
-  private readonly listStmts = new Map<string, { page: ReturnType<Db['prepare']>; count: ReturnType<Db['prepare']> }>();
+  private readonly listStmts = new Map<string, { page: Statement<unknown[]>; count: Statement<unknown[]> }>();
 
   constructor(private readonly db: Db) {
     this.insertStmt = db.prepare(
@@ -89,8 +90,8 @@ export class ApiTokenRepo {
     if (!stmts) {
       const where = ['platform_id = ?', ...used.map(([, sql]) => sql)].join(' AND ');
       stmts = {
-        page: this.db.prepare(`SELECT * FROM api_tokens WHERE ${where} AND id > ? ORDER BY id LIMIT ?`),
-        count: this.db.prepare(`SELECT COUNT(*) AS n FROM api_tokens WHERE ${where}`),
+        page: this.db.prepare<unknown[]>(`SELECT * FROM api_tokens WHERE ${where} AND id > ? ORDER BY id LIMIT ?`),
+        count: this.db.prepare<unknown[]>(`SELECT COUNT(*) AS n FROM api_tokens WHERE ${where}`),
       };
       this.listStmts.set(key, stmts);
     }
