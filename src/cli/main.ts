@@ -5,6 +5,7 @@ import { call, CliError, clientOptions, DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET
 import { registerAccountCommands } from './accounts.js';
 import { registerCustomerCommands } from './customers.js';
 import { registerWebhooksCommands } from './webhooks.js';
+import { registerStablecoinCommands } from './stablecoins.js';
 
 
 const version = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -81,6 +82,7 @@ export function buildProgram(): Command {
   registerAccountCommands(program);
   registerCustomerCommands(program);
   registerWebhooksCommands(program);
+  registerStablecoinCommands(program);
 
   return program;
 }

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { auditLedger } from '../../src/resources/ledger/index.js';
 import { platformService } from '../../src/resources/platform/index.js';
 import { stablecoinLedger } from '../../src/resources/stablecoins/index.js';
-import { unique, useSandbox, type Api } from '../helpers/sandbox.js';
+import { individual, unique, useSandbox, type Api } from '../helpers/sandbox.js';
 
 const s = useSandbox();
 
@@ -206,6 +206,28 @@ describe('stablecoins', () => {
     await api.post(`/_sandbox/stablecoin-provider-accounts/${coin.stablecoinProviderAccountId}/status`, { status: 'ACTIVE' });
     await api.post(`/_sandbox/stablecoins/${coin.id}/service-operations-status`, { serviceOperationsStatus: 'DISABLED' });
     expect((await mint('1000000')).status).toBe(409);
+    expect(auditLedger(s.sandbox.context, platformId)).toEqual([]);
+  });
+});
+
+describe('stablecoin mint from a Service internal account', () => {
+  it('holds the fiat at once and settles it into the reserve through the ledger', async () => {
+    const { api, coin, wallet, platformId } = await enabledSetup();
+    const customer = await api.post('/customers', individual(['USD']));
+    const accounts = await api.get(`/customers/internal-accounts?customerId=${encodeURIComponent(customer.body.id)}`);
+    const usd = accounts.body.data.find((a: { balance: { currency: { code: string } } }) => a.balance.currency.code === 'USD');
+    await api.post(`/sandbox/internal-accounts/${usd.id}/fund`, { amount: 100_00 });
+    const tooMuch = await api.post(`/stablecoins/${coin.id}/mints`, { amount: '200000000', fundingSource: { type: 'SERVICE_INTERNAL_ACCOUNT', accountId: usd.id }, destination: { accountId: wallet } }, key());
+    expect(tooMuch.status).toBe(400);
+    const mint = await api.post(`/stablecoins/${coin.id}/mints`, { amount: '40000000', fundingSource: { type: 'SERVICE_INTERNAL_ACCOUNT', accountId: usd.id }, destination: { accountId: wallet } }, key());
+    expect(mint.status, JSON.stringify(mint.body)).toBe(201);
+    expect(mint.body.source).toEqual({ type: 'SERVICE_INTERNAL_ACCOUNT', accountId: usd.id });
+    const balance = async () => (await api.get(`/customers/internal-accounts?customerId=${encodeURIComponent(customer.body.id)}`)).body.data.find((a: { id: string }) => a.id === usd.id);
+    expect((await balance()).balance.amount).toBe(60_00);
+    await api.advance(120);
+    expect((await api.get(`/stablecoin-operations/${mint.body.id}`)).body.status).toBe('COMPLETED');
+    expect((await balance()).totalBalance.amount).toBe(60_00);
+    expect(stablecoinLedger(s.sandbox.context, coin.id)).toEqual({ reserveCents: 40_00, circulatingUnits: 40_000_000 });
     expect(auditLedger(s.sandbox.context, platformId)).toEqual([]);
   });
 });
