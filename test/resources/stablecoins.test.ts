@@ -177,6 +177,7 @@ describe('stablecoins', () => {
     } while (cursor);
     expect(all).toEqual([unfunded.body.id, rtp.body.id, burn.body.id, provider.body.id, ach.body.id]);
     expect((await api.get(`/stablecoins/${coin.id}/operations?operationType=MINT`)).body.data).toHaveLength(2);
+    expect((await api.get(`/stablecoins/${coin.id}/operations?cursor=bogus`)).status).toBe(404);
   });
 
   it('answers bad amounts, bad accounts and the provider outage with 4xx/503 and writes nothing', async () => {

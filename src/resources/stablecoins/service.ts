@@ -528,7 +528,12 @@ export function getOperation(ctx: SandboxContext, platform: Platform, id: string
 /** `GET /stablecoins/{id}/operations`: most recent first. */
 export function listOperations(ctx: SandboxContext, platform: Platform, stablecoinId: string, query: OperationsQuery): Page<Record<string, unknown>> {
   findCoin(ctx, platform.id, stablecoinId);
-  decodeCursor(query.cursor);
+  try {
+    decodeCursor(query.cursor);
+  } catch {
+    // The contract lists no 400 for this operation: a cursor this sandbox did not issue is a reference not found.
+    throw notFound(REFERENCE_NOT_FOUND, 'The cursor is not one this sandbox issued: pass the nextCursor of a previous page unchanged.');
+  }
   const filters = { operation_type: query.operationType };
   const pages = repoOf(ctx).operationPages;
   return paginate(
