@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { platformService } from '../../src/resources/platform/index.js';
+import { Receiver } from '../events/receiver.js';
 import { assertFitsWebhook } from '../helpers/contract.js';
 import { individual, unique, useSandbox, type Api } from '../helpers/sandbox.js';
 
@@ -48,6 +49,24 @@ describe('UMA invitations', () => {
     const cancelClaimed = await api.post(`/invitations/${code}/cancel`);
     expect(cancelClaimed.status).toBe(400);
     expect(cancelClaimed.body.code).toBe('INVITATION_ALREADY_CLAIMED');
+  });
+
+  it('delivers the INVITATION.CLAIMED webhook to the inviter platform\'s endpoint', async () => {
+    const receiver = await Receiver.start();
+    try {
+      const api = await s.api.newPlatform();
+      await api.patch('/config', { webhookEndpoint: receiver.url });
+      const { umaAddress } = await inviter(api);
+      const { body: invitation } = await api.post('/invitations', { inviterUma: umaAddress });
+      const invitee = await s.api.newPlatform();
+      expect((await invitee.post(`/invitations/${invitation.code}/claim`, { inviteeUma: '$dora@other.example' })).status).toBe(200);
+      const [delivery] = await receiver.waitFor(1);
+      expect(delivery!.headers['x-service-signature']).toBeDefined();
+      expect(delivery!.body).toMatchObject({ type: 'INVITATION.CLAIMED', data: { code: invitation.code, status: 'CLAIMED', inviteeUma: '$dora@other.example' } });
+      assertFitsWebhook('invitation-claimed', delivery!.body);
+    } finally {
+      await receiver.close();
+    }
   });
 
   it('cancels a pending invitation; only its platform may; a cancelled one cannot be claimed', async () => {
