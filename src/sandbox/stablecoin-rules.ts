@@ -26,12 +26,17 @@ export function providerCredentialOutcome(apiClientId: string): ProviderCredenti
 /**
  * Issuance status of a registered stablecoin, keyed on the end of `providerTokenIdentifier`
  * (Brale's `value_type`). Anything else is an existing provider token: `PROVISIONED` at once.
+ * `_review` starts in `PENDING_REVIEW`, moves to `PROVISIONING` after `issuanceStepSeconds` and to
+ * `PROVISIONED` after as long again, on the sandbox clock.
  */
 export const issuanceRules: readonly { suffix: string; issuanceStatus: 'REJECTED' | 'FAILED' | 'PENDING_REVIEW' }[] = [
   { suffix: '_rejected', issuanceStatus: 'REJECTED' },
   { suffix: '_failed', issuanceStatus: 'FAILED' },
   { suffix: '_review', issuanceStatus: 'PENDING_REVIEW' },
 ];
+
+/** Seconds of each provider issuance step (`PENDING_REVIEW` -> `PROVISIONING` -> `PROVISIONED`). */
+export const issuanceStepSeconds = 60 * 60;
 
 /** Issuance status for a provider token identifier. */
 export function issuanceStatusOf(providerTokenIdentifier: string): 'PROVISIONED' | 'REJECTED' | 'FAILED' | 'PENDING_REVIEW' {

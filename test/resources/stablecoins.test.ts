@@ -113,6 +113,35 @@ describe('stablecoins', () => {
     expect((await api.post('/stablecoins', { providerTokenIdentifier: 'SBC', networkTokenIdentifier: 'x', network: 'SPARK' })).status).toBe(400);
   });
 
+  it('walks a token under provider review through PROVISIONING to PROVISIONED on the clock; the operator cannot enable it before', async () => {
+    const api = await s.api.newPlatform();
+    await link(api);
+    const coin = await register(api, { providerTokenIdentifier: 'NEWCOIN_review' });
+    expect(coin.issuanceStatus).toBe('PENDING_REVIEW');
+    await api.post(`/_sandbox/stablecoins/${coin.id}/request-enablement`);
+    const early = await api.post(`/_sandbox/stablecoins/${coin.id}/service-operations-status`, { serviceOperationsStatus: 'ENABLED' });
+    expect(early.status).toBe(409);
+    await api.advance(3600);
+    expect((await api.get(`/stablecoins/${coin.id}`)).body.issuanceStatus).toBe('PROVISIONING');
+    await api.advance(3600);
+    expect((await api.get(`/stablecoins/${coin.id}`)).body.issuanceStatus).toBe('PROVISIONED');
+    expect((await api.post(`/_sandbox/stablecoins/${coin.id}/service-operations-status`, { serviceOperationsStatus: 'ENABLED' })).body.serviceOperationsStatus).toBe('ENABLED');
+    expect((await api.get('/stablecoins?issuanceStatus=PROVISIONED')).body.data).toHaveLength(1);
+  });
+
+  it('replays a mint for the same Idempotency-Key and refuses the key with another body', async () => {
+    const { api, coin, wallet } = await enabledSetup();
+    const headers = key();
+    const body = { amount: '1000000', fundingSource: { type: 'WIRE' }, destination: { accountId: wallet } };
+    const first = await api.post(`/stablecoins/${coin.id}/mints`, body, headers);
+    const replay = await api.post(`/stablecoins/${coin.id}/mints`, body, headers);
+    expect(replay.status).toBe(201);
+    expect(replay.body.id).toBe(first.body.id);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect((await api.post(`/stablecoins/${coin.id}/mints`, { ...body, amount: '2000000' }, headers)).status).toBe(409);
+    expect((await api.get(`/stablecoins/${coin.id}/operations`)).body.data).toHaveLength(1);
+  });
+
   it('mints by wire: pending with funding instructions, then completed on the clock with the ledger consistent', async () => {
     const { api, coin, wallet, platformId } = await enabledSetup();
     const mint = await api.post(`/stablecoins/${coin.id}/mints`, { amount: '250000000', fundingSource: { type: 'WIRE' }, destination: { accountId: wallet } }, key());

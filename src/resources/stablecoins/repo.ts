@@ -172,6 +172,7 @@ export class StablecoinRepo {
       coinById: prep('SELECT * FROM stablecoins WHERE platform_id = ? AND id = ?'),
       coinByToken: prep('SELECT * FROM stablecoins WHERE platform_id = ? AND network = ? AND network_token_identifier = ?'),
       setCoinStatus: prep('UPDATE stablecoins SET service_operations_status = ?, updated_at = ? WHERE id = ?'),
+      setIssuanceStatus: prep('UPDATE stablecoins SET issuance_status = ?, updated_at = ? WHERE id = ?'),
       insertOperation: prep(
         `INSERT INTO stablecoin_operations (id, platform_id, stablecoin_id, operation_type, status, body, created_at, updated_at)
          VALUES (@id, @platform_id, @stablecoin_id, @operation_type, @status, @body, @created_at, @updated_at)`,
@@ -211,6 +212,9 @@ export class StablecoinRepo {
   }
   setCoinStatus(id: string, status: string, at: string): void {
     this.s.setCoinStatus!.run(status, at, id);
+  }
+  setIssuanceStatus(id: string, status: string, at: string): void {
+    this.s.setIssuanceStatus!.run(status, at, id);
   }
   insertOperation(row: OperationRow): void {
     this.s.insertOperation!.run(row);

@@ -8,6 +8,7 @@ import {
   STABLECOIN_BASE_CURRENCY,
   STABLECOIN_DECIMALS,
   issuanceStatusOf,
+  issuanceStepSeconds,
   operationLimitsCents,
   payoutTiming,
   providerCredentialOutcome,
@@ -35,6 +36,7 @@ const REFERENCE_NOT_FOUND = 'REFERENCE_NOT_FOUND';
 /** Job kinds of this area. */
 export const COMPLETE_OPERATION_JOB = 'stablecoin.operation.complete';
 export const EXPIRE_OPERATION_JOB = 'stablecoin.operation.expire';
+export const ISSUANCE_STEP_JOB = 'stablecoin.issuance.step';
 
 const repoOf = perContext((ctx: SandboxContext) => new StablecoinRepo(ctx.db));
 // The sandbox is the provider's sandbox environment for every platform.
@@ -217,6 +219,7 @@ export function registerStablecoin(ctx: SandboxContext, platform: Platform, requ
       updated_at: now,
     };
     repo.insertCoin(row);
+    if (row.issuance_status === 'PENDING_REVIEW') ctx.scheduler.schedule(platform.id, ISSUANCE_STEP_JOB, issuanceStepSeconds * 1000, { stablecoinId: row.id });
     return presentCoin(row);
   });
 }
@@ -245,6 +248,18 @@ export function listStablecoins(ctx: SandboxContext, platform: Platform, query: 
     (row) => row.id,
     presentCoin,
   );
+}
+
+/** Job: the provider's next issuance step, PENDING_REVIEW -> PROVISIONING -> PROVISIONED. */
+export function advanceIssuance(ctx: SandboxContext, platformId: string, stablecoinId: string): void {
+  ctx.tx(() => {
+    const row = repoOf(ctx).coinById(platformId, stablecoinId);
+    if (!row) return;
+    const next = row.issuance_status === 'PENDING_REVIEW' ? 'PROVISIONING' : row.issuance_status === 'PROVISIONING' ? 'PROVISIONED' : undefined;
+    if (!next) return;
+    repoOf(ctx).setIssuanceStatus(stablecoinId, next, ctx.clock.iso());
+    if (next === 'PROVISIONING') ctx.scheduler.schedule(platformId, ISSUANCE_STEP_JOB, issuanceStepSeconds * 1000, { stablecoinId });
+  });
 }
 
 /**
