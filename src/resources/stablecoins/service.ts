@@ -127,7 +127,6 @@ export function getProviderAccount(ctx: SandboxContext, platform: Platform, id: 
 
 /** `GET /stablecoin-provider-accounts`. */
 export function listProviderAccounts(ctx: SandboxContext, platform: Platform, query: ProviderAccountsQuery): Page<Record<string, unknown>> {
-  decodeCursor(query.cursor);
   const filters = { provider: query.provider, status: query.status };
   const pages = repoOf(ctx).accountPages;
   return paginate(
@@ -238,7 +237,6 @@ export function getStablecoin(ctx: SandboxContext, platform: Platform, id: strin
 
 /** `GET /stablecoins`. */
 export function listStablecoins(ctx: SandboxContext, platform: Platform, query: StablecoinsQuery): Page<Record<string, unknown>> {
-  decodeCursor(query.cursor);
   const filters = { issuance_status: query.issuanceStatus, service_operations_status: query.serviceOperationsStatus, provider: query.provider };
   const pages = repoOf(ctx).coinPages;
   return paginate(

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { ApiError, ErrorCode, notFound } from '../../core/errors.js';
-import { decodeCursor, paginate, type Page } from '../../core/pagination.js';
+import { paginate, type Page } from '../../core/pagination.js';
 import { perContext } from '../../core/per-context.js';
 import type { SandboxContext } from '../../context.js';
 import type { Platform } from '../platform/index.js';
@@ -66,7 +66,6 @@ export function listTokens(ctx: SandboxContext, platform: Platform, query: Token
     updatedBefore: iso(query.updatedBefore),
   };
   const repo = repoOf(ctx);
-  decodeCursor(query.cursor);
   return paginate(
     query,
     ({ afterKey, take }) => repo.page(platform.id, filters, afterKey, take),
