@@ -13,6 +13,7 @@ import { registerUiCommands } from './ui.js';
 import { registerStateCommands } from './state.js';
 import { registerAgentCommands } from './agents.js';
 import { registerWalletCommands } from './wallet.js';
+import { registerStablecoinCommands } from './stablecoins.js';
 
 /** The package version: package.json sits one folder above the bundle (dist/) or two above src/cli. */
 function packageVersion(): string {
@@ -81,6 +82,7 @@ export function buildProgram(): Command {
   registerStateCommands(program);
   registerAgentCommands(program);
   registerWalletCommands(program);
+  registerStablecoinCommands(program);
 
   program.addHelpText('after', `\nStart flags (service-sandbox [start] [flags]):\n${optionsText(start)}\n`);
   withExamples(program, [

@@ -23,6 +23,9 @@ import { scaArea } from './sca/index.js';
 import { cardsArea } from './cards/index.js';
 import { agentsArea } from './agents/index.js';
 import { walletAuthArea } from './wallet-auth/index.js';
+import { tokensArea } from './tokens/index.js';
+import { invitationsArea } from './invitations/index.js';
+import { stablecoinsArea } from './stablecoins/index.js';
 
 /** The areas of the API, in mount order. A new area is one line here. */
 export const areas: readonly Area[] = [
@@ -45,6 +48,9 @@ export const areas: readonly Area[] = [
   cardsArea,
   agentsArea,
   walletAuthArea,
+  tokensArea,
+  invitationsArea,
+  stablecoinsArea,
 ];
 
 /** Every migration: the infrastructure's first, then each area's, in registry order. */

@@ -15,6 +15,7 @@ import { resetPlatformData } from './reset.js';
 import { changeRoutes } from './changes.js';
 import { stateRoutes } from './state-routes.js';
 import { seed, seedBody } from './seed.js';
+import { stablecoinControlRoutes } from './stablecoin-routes.js';
 
 const advanceBody = z.object({
   seconds: z.number().positive().max(10 * 365 * 24 * 3600),
@@ -69,6 +70,7 @@ export function controlPlane(ctx: SandboxContext, areas: readonly Area[]): Hono<
   });
   app.route('/changes', changeRoutes(ctx));
   app.route('/', stateRoutes(ctx, areas, async () => (await import('../server/app.js')).createApp(ctx, areas).fetch));
+  app.route('/', stablecoinControlRoutes(ctx));
 
   app.post('/reset', (c) => {
     const platform = c.get('platform');

@@ -3,6 +3,7 @@ import { ApiError, ErrorCode } from '../core/errors.js';
 import { platformService } from '../resources/platform/index.js';
 import { agentBearerAuth } from '../resources/agents/index.js';
 import type { ContractOperation } from '../generated/operations.js';
+import { authenticateApiToken } from '../resources/tokens/index.js';
 import type { AppEnv } from './env.js';
 
 /** Parses `Authorization: Basic base64(clientId:clientSecret)`. */
@@ -16,13 +17,22 @@ export function parseBasic(header: string | undefined): { clientId: string; clie
   return { clientId: decoded.slice(0, colon), clientSecret: decoded.slice(colon + 1) };
 }
 
+/** The request path relative to the API base: `/2025-10-13/customers` -> `/customers`. */
+const apiPathOf = (path: string): string => path.replace(/^.*?\/\d{4}-\d{2}-\d{2}(?=\/|$)/, '') || '/';
+
 /** HTTP Basic on every contract operation: the credentials identify the platform. */
 export const basicAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
   const credentials = parseBasic(c.req.header('Authorization'));
   if (!credentials) {
     throw new ApiError(401, ErrorCode.UNAUTHORIZED, 'Missing credentials: send HTTP Basic with your client id and client secret.');
   }
-  const platform = platformService(c.get('ctx')).authenticate(credentials.clientId, credentials.clientSecret);
+  const platforms = platformService(c.get('ctx'));
+  const platform =
+    platforms.authenticate(credentials.clientId, credentials.clientSecret) ??
+    // API tokens (`POST /tokens`) are further credentials of a platform, with their permissions enforced.
+    authenticateApiToken(c.get('ctx'), credentials.clientId, credentials.clientSecret, { method: c.req.method, path: apiPathOf(c.req.path) }, (id) =>
+      platforms.byId(id),
+    );
   if (!platform) {
     throw new ApiError(401, ErrorCode.UNAUTHORIZED, 'Invalid client id or client secret.');
   }

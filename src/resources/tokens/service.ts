@@ -1,0 +1,118 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { ApiError, ErrorCode, notFound } from '../../core/errors.js';
+import { paginate, type Page } from '../../core/pagination.js';
+import { perContext } from '../../core/per-context.js';
+import type { SandboxContext } from '../../context.js';
+import type { Platform } from '../platform/index.js';
+import { requiredPermission } from './permissions.js';
+import { ApiTokenRepo, type ApiTokenRow, type TokenFilters } from './repo.js';
+import type { ApiTokenCreateRequest, Permission, TokensQuery } from './schemas.js';
+
+/** The contract's `ApiToken` (`clientSecret` only in the answer to its creation). */
+export interface ApiTokenView {
+  id: string;
+  name: string;
+  permissions: Permission[];
+  clientId: string;
+  clientSecret?: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+// SHA-256 suffices: the secret is 32 random bytes, so there is nothing to brute-force.
+const hashOf = (secret: string): Buffer => createHash('sha256').update(secret, 'utf8').digest();
+const NO_TOKEN_HASH = hashOf('no-such-token');
+
+const repoOf = perContext((ctx: SandboxContext) => new ApiTokenRepo(ctx.db));
+
+const present = (row: ApiTokenRow): ApiTokenView => ({
+  id: row.id,
+  name: row.name,
+  permissions: JSON.parse(row.permissions) as Permission[],
+  clientId: row.client_id,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+/** `POST /tokens`: a new token; the answer carries the client secret, which is never shown again. */
+export function createToken(ctx: SandboxContext, platform: Platform, request: ApiTokenCreateRequest): ApiTokenView {
+  const now = ctx.clock.iso();
+  const id = ctx.ids.next('Token');
+  // A secret must be unpredictable, so it comes from the CSPRNG rather than the injected id source.
+  const clientSecret = randomBytes(32).toString('hex');
+  const row: ApiTokenRow = {
+    id,
+    platform_id: platform.id,
+    name: request.name,
+    permissions: JSON.stringify([...new Set(request.permissions)]),
+    client_id: id.slice(id.indexOf(':') + 1).replaceAll('-', ''),
+    secret_hash: hashOf(clientSecret),
+    created_at: now,
+    updated_at: now,
+  };
+  ctx.tx(() => repoOf(ctx).insert(row));
+  return { ...present(row), clientSecret };
+}
+
+const iso = (value: string | undefined) => (value === undefined ? undefined : new Date(value).toISOString());
+
+/** `GET /tokens`: the platform's tokens in creation order, never with a secret. */
+export function listTokens(ctx: SandboxContext, platform: Platform, query: TokensQuery): Page<ApiTokenView> {
+  const filters: TokenFilters = {
+    name: query.name,
+    createdAfter: iso(query.createdAfter),
+    createdBefore: iso(query.createdBefore),
+    updatedAfter: iso(query.updatedAfter),
+    updatedBefore: iso(query.updatedBefore),
+  };
+  const repo = repoOf(ctx);
+  return paginate(
+    query,
+    ({ afterKey, take }) => repo.page(platform.id, filters, afterKey, take),
+    () => repo.count(platform.id, filters),
+    (row) => row.id,
+    present,
+  );
+}
+
+/** `GET /tokens/{tokenId}`; another platform's token is `404 TOKEN_NOT_FOUND`. */
+export function getToken(ctx: SandboxContext, platform: Platform, tokenId: string): ApiTokenView {
+  const row = repoOf(ctx).byId(platform.id, tokenId);
+  if (!row) throw notFound('TOKEN_NOT_FOUND', `Token ${tokenId} not found.`);
+  return present(row);
+}
+
+/** `DELETE /tokens/{tokenId}`: its credentials stop working on the very next request. */
+export function deleteToken(ctx: SandboxContext, platform: Platform, tokenId: string): void {
+  const deleted = ctx.tx(() => repoOf(ctx).delete(platform.id, tokenId));
+  if (!deleted) throw notFound('TOKEN_NOT_FOUND', `Token ${tokenId} not found.`);
+}
+
+/**
+ * HTTP Basic with an API token (`<token clientId>:<clientSecret>`): the token's platform, or
+ * undefined if these are not a live token's credentials. The secret's hash is compared in
+ * constant time. A valid token without the permission the request needs is `403 FORBIDDEN`.
+ * Read from the database on every request (no cache), so a deleted token fails at once.
+ */
+export function authenticateApiToken(
+  ctx: SandboxContext,
+  clientId: string,
+  clientSecret: string,
+  request: { method: string; path: string },
+  platformById: (id: string) => Platform | undefined,
+): Platform | undefined {
+  const row = repoOf(ctx).byClientId(clientId);
+  const ok = timingSafeEqual(row ? row.secret_hash : NO_TOKEN_HASH, hashOf(clientSecret));
+  if (!row || !ok) return undefined;
+  const platform = platformById(row.platform_id);
+  if (!platform) return undefined;
+  const needed = requiredPermission(request.method, request.path);
+  const granted = JSON.parse(row.permissions) as Permission[];
+  if (!granted.includes(needed)) {
+    throw new ApiError(403, ErrorCode.FORBIDDEN, `This API token lacks the ${needed} permission this request needs.`, {
+      requiredPermission: needed,
+    });
+  }
+  return platform;
+}
+
