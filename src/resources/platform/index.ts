@@ -11,5 +11,6 @@ export const platformArea: Area = {
   name: 'platform',
   migrations: platformMigrations,
   handlers,
+  init: (ctx) => platformService(ctx).hashStoredSecrets(),
   resetPlatform: (ctx, platform) => platformService(ctx).resetConfig(platform),
 };

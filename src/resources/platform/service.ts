@@ -72,6 +72,12 @@ const providerFields = new Map(
 
 const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
 
+/** How a client secret is stored: its SHA-256, never the secret itself. */
+const SECRET_PREFIX = 'sha256:';
+const storedSecret = (secret: string) => `${SECRET_PREFIX}${digest(secret).toString('hex')}`;
+/** The digest a stored secret holds (a row from before hashing holds the secret itself). */
+const storedDigest = (stored: string) => (stored.startsWith(SECRET_PREFIX) ? Buffer.from(stored.slice(SECRET_PREFIX.length), 'hex') : digest(stored));
+
 const toPlatform = (row: PlatformRow): Platform => ({
   id: row.id,
   clientId: row.client_id,
@@ -103,7 +109,7 @@ export class PlatformService {
     if (!entry) {
       const row = this.repo.byClientId(clientId);
       if (row) {
-        entry = { secretDigest: digest(row.client_secret), platform: toPlatform(row) };
+        entry = { secretDigest: storedDigest(row.client_secret), platform: toPlatform(row) };
         this.cache.set(clientId, entry);
       }
     }
@@ -119,6 +125,16 @@ export class PlatformService {
     const platform = toPlatform(row);
     this.byIdCache.set(id, platform);
     return platform;
+  }
+
+  /** Hashes any client secret a database from before hashing still holds in clear (startup). */
+  hashStoredSecrets(): void {
+    this.ctx.tx(() => {
+      for (const row of this.repo.list()) {
+        if (!row.client_secret.startsWith(SECRET_PREFIX)) this.repo.updateSecret(row.id, storedSecret(row.client_secret), row.updated_at);
+      }
+    });
+    this.invalidate();
   }
 
   /** Drops the cached platforms (after a write, or a rolled-back fixture load). */
@@ -143,7 +159,7 @@ export class PlatformService {
       const row: PlatformRow = {
         id: this.ctx.ids.next('Platform'),
         client_id: input.clientId,
-        client_secret: input.clientSecret,
+        client_secret: storedSecret(input.clientSecret),
         regulated: input.regulated === false ? 0 : 1,
         settings: JSON.stringify({ ...defaultSettings, ...input.settings }),
         config_id: this.ctx.ids.next('PlatformConfig'),
@@ -163,9 +179,10 @@ export class PlatformService {
     return this.ctx.tx(() => {
       const row = this.repo.byClientId(input.clientId);
       if (!row) return this.create(input);
-      if (row.client_secret !== input.clientSecret) {
-        // Restarted with a new secret for the same client id: the new one wins.
-        this.repo.updateSecret(row.id, input.clientSecret, this.ctx.clock.iso());
+      if (!timingSafeEqual(storedDigest(row.client_secret), digest(input.clientSecret)) || !row.client_secret.startsWith(SECRET_PREFIX)) {
+        // Restarted with a new secret for the same client id (or a database from before secrets
+        // were hashed): the given one is stored, hashed.
+        this.repo.updateSecret(row.id, storedSecret(input.clientSecret), this.ctx.clock.iso());
         this.invalidate();
       }
       return toPlatform(row);
