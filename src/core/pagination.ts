@@ -4,7 +4,11 @@ import { invalidInput } from './errors.js';
 /** The contract's list query parameters: `limit` 1..100 (default 20) and an opaque `cursor`. */
 export const paginationQuery = {
   limit: z.coerce.number().int().min(1).max(100).default(20),
-  cursor: z.string().min(1).optional(),
+  // An empty cursor (`?cursor=`, which generated clients send for "no cursor") is the first page.
+  cursor: z
+    .string()
+    .optional()
+    .transform((cursor) => (cursor === '' ? undefined : cursor)),
 };
 
 /** A page in the contract's list shape. */

@@ -78,7 +78,15 @@ export function App({ client, views, log, color = colorsEnabled(), clockEveryMs 
   const { stdout } = useStdout();
   const [size, setSize] = useState({ columns: stdout.columns || 80, rows: stdout.rows || 24 });
   const [active, setActive] = useState(0);
-  const [mode, setMode] = useState<Mode>({ kind: 'list' });
+  const [mode, setModeState] = useState<Mode>({ kind: 'list' });
+  // Keys can arrive faster than renders (a paste, a loaded machine): the key handler reads the
+  // latest mode from this ref, not from the last render, so no keystroke is lost.
+  const modeRef = useRef(mode);
+  const setMode = useCallback((next: Mode | ((current: Mode) => Mode)) => {
+    const value = typeof next === 'function' ? next(modeRef.current) : next;
+    modeRef.current = value;
+    setModeState(value);
+  }, []);
   const [message, setMessage] = useState<string>('? for help');
   const [filter, setFilter] = useState('');
   const [clock, setClock] = useState<ClockState | undefined>();
@@ -298,6 +306,7 @@ export function App({ client, views, log, color = colorsEnabled(), clockEveryMs 
   }
 
   const handle = (input: string, key: Key): void => {
+    const mode = modeRef.current;
     if (key.ctrl && input === 'c') return quit();
     if (mode.kind === 'input') {
       if (key.escape) return setMode({ kind: 'list' });

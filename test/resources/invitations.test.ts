@@ -60,7 +60,8 @@ describe('UMA invitations', () => {
       const { body: invitation } = await api.post('/invitations', { inviterUma: umaAddress });
       const invitee = await s.api.newPlatform();
       expect((await invitee.post(`/invitations/${invitation.code}/claim`, { inviteeUma: '$dora@other.example' })).status).toBe(200);
-      const [delivery] = await receiver.waitFor(1);
+      // The inviter's creation sent its CUSTOMER.* event first: wait for it and the claim.
+      const delivery = (await receiver.waitFor(2)).find((d) => (d.body as { type?: string }).type === 'INVITATION.CLAIMED');
       expect(delivery!.headers['x-service-signature']).toBeDefined();
       expect(delivery!.body).toMatchObject({ type: 'INVITATION.CLAIMED', data: { code: invitation.code, status: 'CLAIMED', inviteeUma: '$dora@other.example' } });
       assertFitsWebhook('invitation-claimed', delivery!.body);
