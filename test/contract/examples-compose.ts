@@ -34,7 +34,7 @@ interface Walk {
 }
 
 /** An example value of `schema`, or undefined when neither it nor its properties give one. */
-function compose(schema: Node, walk: Walk, required: boolean): unknown {
+function compose(schema: Node, walk: Walk, required: boolean, name?: string): unknown {
   const node = deref(schema);
   if (!node || walk.depth > 12) return undefined;
   // An example on the property itself (beside a $ref) wins.
@@ -70,7 +70,7 @@ function compose(schema: Node, walk: Walk, required: boolean): unknown {
     const requiredNames = new Set<string>(node.required ?? []);
     for (const [name, property] of Object.entries<Node>(node.properties ?? {})) {
       if (deref(property)?.readOnly) continue;
-      const value = compose(property, { ...walk, depth: walk.depth + 1 }, requiredNames.has(name));
+      const value = compose(property, { ...walk, depth: walk.depth + 1 }, requiredNames.has(name), name);
       if (value !== undefined) out[name] = value;
     }
     // A discriminated variant names itself: its discriminator property takes its single enum value.
@@ -82,13 +82,13 @@ function compose(schema: Node, walk: Walk, required: boolean): unknown {
   }
   // A required value the contract gives no example for: its enum's first value, its default, or a
   // plain value of its type and format (the body cannot be sent without it).
-  if (required) return filler(node);
+  if (required) return filler(node, name);
   if (node.enum?.length === 1) return node.enum[0];
   return undefined;
 }
 
 /** A plain, schema-valid value for a required property that has no example. */
-function filler(node: Node): unknown {
+function filler(node: Node, name = ''): unknown {
   if (node.enum?.length) return node.enum[0];
   if (node.const !== undefined) return node.const;
   if (node.default !== undefined) return node.default;
@@ -96,6 +96,9 @@ function filler(node: Node): unknown {
   if (type === 'integer' || type === 'number') return node.minimum ?? (node.exclusiveMinimum !== undefined ? node.exclusiveMinimum + 1 : 1);
   if (type === 'boolean') return false;
   if (type !== 'string') return undefined;
+  if (/country|nationality/i.test(name)) return 'US';
+  if (/phone/i.test(name)) return '+14155550123';
+  if (/email/i.test(name)) return 'jane.smith@example.com';
   if (node.format === 'date-time') return '2025-10-03T15:00:00Z';
   if (node.format === 'date') return '1990-01-15';
   if (node.format === 'email') return 'jane.smith@example.com';

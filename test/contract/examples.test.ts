@@ -60,7 +60,7 @@ const ALLOWED_400: Allowed400[] = [
     code: 'INVALID_INPUT',
     fieldsWithin: [
       'accountInfo', 'accountInfo.accountType', 'accountInfo.phoneNumber', 'accountInfo.provider', 'accountInfo.iban', 'accountInfo.pixKey',
-      'accountInfo.rail', 'accountInfo.bolt12', 'accountInfo.swiftCode', 'accountInfo.beneficiary.countryOfResidence', 'accountInfo.beneficiary.phoneNumber',
+      'accountInfo.rail', 'accountInfo.bolt12', 'accountInfo.swiftCode',
     ],
     why: 'placeholder values in account-type examples (foreign numbers as +1234567890, "Example Provider", bad IBAN/CPF check digits, corridors not open, NEFT without IFSC, invoice and bolt12 together)',
   })),
