@@ -34,6 +34,13 @@ interface Allowed400 {
 
 const EXTERNAL_ACCOUNT_CREATION = ['createCustomerExternalAccount', 'createPlatformExternalAccount', 'agentCreateExternalAccount'];
 
+/** The account types whose examples carry such a placeholder (see below). */
+const PLACEHOLDER_ACCOUNT_TYPES = [
+  'BDT_ACCOUNT', 'BRL_ACCOUNT', 'BWP_ACCOUNT', 'CAD_ACCOUNT', 'CNY_ACCOUNT', 'COP_ACCOUNT', 'DKK_ACCOUNT', 'EGP_ACCOUNT', 'GHS_ACCOUNT',
+  'GTQ_ACCOUNT', 'HKD_ACCOUNT', 'HTG_ACCOUNT', 'INR_ACCOUNT', 'JMD_ACCOUNT', 'KES_ACCOUNT', 'LIGHTNING', 'MWK_ACCOUNT', 'PKR_ACCOUNT',
+  'RWF_ACCOUNT', 'SLV_ACCOUNT', 'SWIFT_ACCOUNT', 'TZS_ACCOUNT', 'UGX_ACCOUNT', 'XAF_ACCOUNT', 'XOF_ACCOUNT', 'ZMW_ACCOUNT',
+];
+
 const ALLOWED_400: Allowed400[] = [
   // ExternalAccountCreateRequest's `currency` example is USD, beside an `accountInfo` example for
   // every account type: an X_ACCOUNT is paid in X (API.md, external accounts), so only the USD
@@ -53,11 +60,12 @@ const ALLOWED_400: Allowed400[] = [
   // sandbox checks as the service does (API.md, external accounts; sandbox-rules.md, corridors):
   // `+1234567890` as a foreign mobile number, `Example Provider` as a mobile-money wallet, an IBAN
   // or CPF pix key that fails its check, a corridor announced but not open (CA, HK) or without
-  // that rail (JM bank transfer, BW mobile money), a Lightning example giving both invoice and
+  // that rail or not served at all (JM bank transfer, BW mobile money, GT, SV: API.md's corridor table), a Lightning example giving both invoice and
   // bolt12, an INR example naming rail NEFT without an IFSC, a SWIFT example whose BIC (DEUTDEFF) is not of its country.
   ...EXTERNAL_ACCOUNT_CREATION.map((operationId) => ({
     operationId,
     code: 'INVALID_INPUT',
+    when: (body: any) => PLACEHOLDER_ACCOUNT_TYPES.includes(body.accountInfo?.accountType),
     fieldsWithin: [
       'accountInfo', 'accountInfo.accountType', 'accountInfo.phoneNumber', 'accountInfo.provider', 'accountInfo.iban', 'accountInfo.pixKey',
       'accountInfo.rail', 'accountInfo.bolt12', 'accountInfo.swiftCode',
