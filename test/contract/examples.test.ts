@@ -4,7 +4,7 @@ import { coverageOf } from '../../src/server/app.js';
 import type { ContractOperation } from '../../src/generated/operations.js';
 import { platformService } from '../../src/resources/platform/index.js';
 import { extraUsdAccount } from '../resources/cards-helpers.js';
-import { emailOtpLogin } from '../helpers/wallet-client.js';
+import { emailOtpLogin, signed } from '../helpers/wallet-client.js';
 import { individual, unique, useSandbox, type Api } from '../helpers/sandbox.js';
 import { deref, exampleBodies, requestSchema, spec } from './examples-compose.js';
 
@@ -84,6 +84,13 @@ const ALLOWED_400: Allowed400[] = [
     }),
     why: 'the example termsVersion `V1` is not the version GET /customers/end-user-terms publishes',
   })),
+  {
+    operationId: 'verifyAuthCredential',
+    code: 'INVALID_INPUT',
+    when: (body) => body.type === 'EMAIL_OTP' || body.type === 'SMS_OTP',
+    field: 'encryptedOtpBundle',
+    why: 'the example bundle\'s encappedPublic is not a point of P-256 (checked with @noble/curves), so no HPKE decryption can start from it',
+  },
   {
     operationId: 'confirmScaFactorEnrollment',
     code: 'INVALID_INPUT',
@@ -178,10 +185,46 @@ class World {
     return this.once('german', async () => {
       const customer = await this.ok(this.api.post('/customers', individual(['EUR', 'USD'], {
         region: 'DE', nationality: 'DE', address: { line1: 'Hauptstrasse 1', postalCode: '10115', country: 'DE' }, phoneNumber: '+4915123456789',
+        email: `${unique('hans')}@example.de`,
       })), 'german customer');
       await this.ok(this.api.post(`/customers/${encodeURIComponent(customer.id)}/verify-phone`), 'verify phone');
       await this.ok(this.api.post(`/customers/${encodeURIComponent(customer.id)}/verify-phone/confirm`, { code: '123456' }), 'confirm phone');
       return customer;
+    });
+  }
+  /** A German individual whose email and phone verifications are started, not confirmed. */
+  contactPending(channel: 'email' | 'phone'): Promise<{ id: string }> {
+    return this.once(`contact:${channel}`, async () => {
+      const customer = await this.ok(this.api.post('/customers', individual(['EUR'], {
+        region: 'DE', nationality: 'DE', email: `${unique('anna')}@example.de`, phoneNumber: '+4915112345678',
+      })), 'EU customer');
+      await this.ok(this.api.post(`/customers/${encodeURIComponent(customer.id)}/verify-${channel}`), `verify-${channel}`);
+      return customer;
+    });
+  }
+  /** The German customer's SCA session (an SMS_OTP login). */
+  scaSession(): Promise<void> {
+    return this.once('scaSession', async () => {
+      const q = `customerId=${encodeURIComponent((await this.german()).id)}`;
+      const start = await this.ok(this.api.post(`/sca/login/start?${q}`, { factor: 'SMS_OTP' }), 'login start');
+      await this.ok(this.api.post(`/sca/login/complete?${q}`, { factor: 'SMS_OTP', challengeId: start.challengeId, code: '123456', endUserIpAddress: '203.0.113.42' }), 'login');
+    });
+  }
+  /** A USDC address of the German customer, with a trust (or, after trusting it, an untrust) started: its challengeId. */
+  trustStarted(which: 'trust' | 'untrust'): Promise<{ id: string; challengeId?: string }> {
+    return this.once(`trust:${which}`, async () => {
+      const customer = await this.german();
+      const id = (await this.ok(this.api.post('/customers/external-accounts', {
+        customerId: customer.id, currency: 'USDC', accountInfo: { accountType: 'BASE_WALLET', address: `0x${'ab'.repeat(20)}` },
+      }), 'USDC address')).id as string;
+      await this.scaSession();
+      const path = `/customers/external-accounts/${encodeURIComponent(id)}`;
+      if (which === 'untrust') {
+        const trust = await this.ok(this.api.post(`${path}/trust`), 'trust');
+        await this.ok(this.api.post(`${path}/trust/confirm`, { challengeId: trust.scaChallenge?.id, code: '123456' }), 'trust confirm');
+      }
+      const started = await this.ok(this.api.post(`${path}/${which}`), which);
+      return { id, challengeId: started.scaChallenge?.id };
     });
   }
   /** An individual whose KYC is not done (`fullName` suffix 003: UNVERIFIED). */
@@ -334,14 +377,21 @@ class World {
   credential(type = 'EMAIL_OTP'): Promise<string> {
     return this.once(`credential:${type}`, async () => {
       const wallet = await this.wallet();
-      if (type === 'SMS_OTP') return (await this.ok(this.api.post('/auth/credentials', { type, accountId: wallet }), 'SMS_OTP credential')).id;
+      if (type === 'SMS_OTP') {
+        const login = await this.login();
+        const { second } = await signed(this.api, 'POST', '/auth/credentials', { type, accountId: wallet }, login.key);
+        return (await this.ok(Promise.resolve(second), 'SMS_OTP credential')).id;
+      }
       const list = await this.ok(this.api.get(`/auth/credentials?accountId=${encodeURIComponent(wallet)}`), 'credentials');
       return list.data.find((c: { type: string }) => c.type === 'EMAIL_OTP').id;
     });
   }
   /** A wallet session (the EMAIL_OTP login). */
   session(): Promise<string> {
-    return this.once('session', async () => (await emailOtpLogin(this.api, await this.wallet())).session.id);
+    return this.login().then((login) => login.session.id);
+  }
+  login(): ReturnType<typeof emailOtpLogin> {
+    return this.once('login', async () => emailOtpLogin(this.api, await this.wallet()));
   }
 
   /**
@@ -411,8 +461,12 @@ async function pathParameter(world: World, op: ContractOperation, name: string, 
   switch (name) {
     case 'customerId':
       if (op.path.startsWith('/sca/')) return (await world.german()).id;
+      if (op.path.endsWith('/verify-email/confirm')) return (await world.contactPending('email')).id;
+      if (op.path.endsWith('/verify-phone/confirm')) return (await world.contactPending('phone')).id;
       return body?.customerType === 'BUSINESS' ? (await world.business()).id : (await world.customer()).id;
     case 'externalAccountId':
+      if (op.path.endsWith('/trust/confirm')) return (await world.trustStarted('trust')).id;
+      if (op.path.endsWith('/untrust/confirm')) return (await world.trustStarted('untrust')).id;
       return op.path.startsWith('/platform/') ? world.platformExternal() : world.external();
     case 'beneficialOwnerId':
       return world.owner();
@@ -428,7 +482,12 @@ async function pathParameter(world: World, op: ContractOperation, name: string, 
       if (op.path.startsWith('/cards/') || op.path.startsWith('/sandbox/cards/')) return world.card();
       if (op.path.startsWith('/internal-accounts/')) return world.wallet();
       // The credential of the example's type, where the sandbox can hold one (OAUTH and PASSKEY need the provider's own tokens).
-      if (op.path.startsWith('/auth/credentials/')) return world.credential(body?.type === 'SMS_OTP' ? 'SMS_OTP' : 'EMAIL_OTP');
+      if (op.path.startsWith('/auth/credentials/')) {
+        const id = await world.credential(body?.type === 'SMS_OTP' ? 'SMS_OTP' : 'EMAIL_OTP');
+        // A verification answers an outstanding OTP: issue one (an SMS_OTP credential is issued one at registration).
+        if (op.operationId === 'verifyAuthCredential' && body?.type === 'EMAIL_OTP') await world.api.post(`/auth/credentials/${encodeURIComponent(id)}/challenge`, {});
+        return id;
+      }
       if (op.path.startsWith('/auth/sessions/')) return world.session();
       return `unresolved-${name}`;
     case 'resetId':
@@ -484,6 +543,8 @@ async function send(op: ContractOperation, example: unknown): Promise<Outcome> {
   await addresses(world, op, copy);
   const sent = (await substitute(world, op.operationId, copy)) as any;
   if (op.path.startsWith('/sca/') && sent && typeof sent === 'object') await world.scaHandles(op.operationId, sent);
+  // The challenge handle of the trust start (the example has none to give).
+  if (/\/(un)?trust\/confirm$/.test(op.path)) sent.challengeId = (await world.trustStarted(op.path.includes('/untrust/') ? 'untrust' : 'trust')).challengeId;
   let path = op.path;
   for (const [, name] of op.path.matchAll(/\{([^}]+)\}/g)) path = path.replace(`{${name}}`, encodeURIComponent(await pathParameter(world, op, name!, sent)));
   // Required query parameters (the SCA operations name their customer this way).
