@@ -91,6 +91,13 @@ const ALLOWED_400: Allowed400[] = [
     field: 'encryptedOtpBundle',
     why: 'the example bundle\'s encappedPublic is not a point of P-256 (checked with @noble/curves), so no HPKE decryption can start from it',
   },
+  // A signature over a challenge's messageToSign (fresh nonce each time) by the wallet's own key; the example is neither.
+  ...['verifyExternalAccountOwnership', 'verifyPlatformExternalAccountOwnership'].map((operationId) => ({
+    operationId,
+    code: 'INVALID_INPUT',
+    field: 'signature',
+    why: 'the example signature is not the wallet key\'s signature over this challenge\'s messageToSign',
+  })),
   {
     operationId: 'confirmScaFactorEnrollment',
     code: 'INVALID_INPUT',
@@ -225,6 +232,32 @@ class World {
       }
       const started = await this.ok(this.api.post(`${path}/${which}`), which);
       return { id, challengeId: started.scaChallenge?.id };
+    });
+  }
+  /** A real-time EUR quote of the German customer to a CLABE, pending its SCA authorization. */
+  scaQuote(): Promise<string> {
+    return this.once('scaQuote', async () => {
+      const customer = await this.german();
+      await this.scaSession();
+      const clabe = await this.ok(this.api.post('/customers/external-accounts', {
+        customerId: customer.id, currency: 'MXN',
+        accountInfo: { accountType: 'MXN_ACCOUNT', clabeNumber: '002180000112345123', beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Maria Garcia', countryOfResidence: 'MX', address: { line1: 'Av. Reforma 1', postalCode: '06600', country: 'MX' } } },
+      }), 'CLABE');
+      return (await this.ok(this.api.post('/quotes', {
+        source: { sourceType: 'REALTIME_FUNDING', currency: 'EUR', customerId: customer.id },
+        destination: { destinationType: 'ACCOUNT', accountId: clabe.id },
+        lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 10_000,
+      }), 'SCA quote')).id;
+    });
+  }
+  /** A FIRST_PARTY self-custody wallet (pending ownership verification), with a signature challenge issued when `challenged`. */
+  ownedWallet(platform: boolean, challenged: boolean): Promise<string> {
+    return this.once(`wallet:${platform}:${challenged}`, async () => {
+      const body = { currency: 'USDC', ownershipType: 'FIRST_PARTY', accountInfo: { accountType: 'BASE_WALLET', address: `0x${'cd'.repeat(20)}` } };
+      const base = platform ? '/platform/external-accounts' : '/customers/external-accounts';
+      const id = (await this.ok(this.api.post(base, platform ? body : { ...body, customerId: (await this.customer()).id }), 'self-custody wallet')).id as string;
+      if (challenged) await this.ok(this.api.post(`${base}/${encodeURIComponent(id)}/challenge`, { method: 'WALLET_SIGNATURE' }), 'ownership challenge');
+      return id;
     });
   }
   /** An individual whose KYC is not done (`fullName` suffix 003: UNVERIFIED). */
@@ -465,13 +498,14 @@ async function pathParameter(world: World, op: ContractOperation, name: string, 
       if (op.path.endsWith('/verify-phone/confirm')) return (await world.contactPending('phone')).id;
       return body?.customerType === 'BUSINESS' ? (await world.business()).id : (await world.customer()).id;
     case 'externalAccountId':
+      if (/\/(challenge|verify)$/.test(op.path)) return world.ownedWallet(op.path.startsWith('/platform/'), op.path.endsWith('/verify'));
       if (op.path.endsWith('/trust/confirm')) return (await world.trustStarted('trust')).id;
       if (op.path.endsWith('/untrust/confirm')) return (await world.trustStarted('untrust')).id;
       return op.path.startsWith('/platform/') ? world.platformExternal() : world.external();
     case 'beneficialOwnerId':
       return world.owner();
     case 'quoteId':
-      return world.quote();
+      return op.operationId === 'authorizeQuote' ? world.scaQuote() : world.quote();
     case 'transactionId':
       return world.transaction();
     case 'accountId':
@@ -536,8 +570,22 @@ async function addresses(world: World, op: ContractOperation, body: any): Promis
 /** Operations whose examples are the unregulated platform's flow (`endUserTermsConsent`). */
 const UNREGULATED = new Set(['createCustomer', 'updateCustomerById']);
 
+/** Operations on self-custody wallets: their ownership checks run on a platform with counterparty rules. */
+const COUNTERPARTY_RULES = new Set([
+  'createExternalAccountOwnershipChallenge', 'verifyExternalAccountOwnership', 'createPlatformExternalAccountOwnershipChallenge', 'verifyPlatformExternalAccountOwnership',
+]);
+
+async function platformFor(op: ContractOperation): Promise<Api> {
+  if (!COUNTERPARTY_RULES.has(op.operationId)) return s.api.newPlatform(UNREGULATED.has(op.operationId) ? { regulated: false } : {});
+  const clientId = unique('rules');
+  const clientSecret = `secret-${clientId}`;
+  const created = await s.api.post('/_sandbox/platforms', { clientId, clientSecret, counterpartyRules: true });
+  if (created.status !== 201) throw new Error(`platform creation failed: ${JSON.stringify(created.body)}`);
+  return s.api.as(clientId, clientSecret);
+}
+
 async function send(op: ContractOperation, example: unknown): Promise<Outcome> {
-  const api = await s.api.newPlatform(UNREGULATED.has(op.operationId) ? { regulated: false } : {});
+  const api = await platformFor(op);
   const world = new World(api);
   const copy = structuredClone(example) as any;
   await addresses(world, op, copy);
