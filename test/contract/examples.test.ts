@@ -37,7 +37,7 @@ const EXTERNAL_ACCOUNT_CREATION = ['createCustomerExternalAccount', 'createPlatf
 /** The account types whose examples carry such a placeholder (see below). */
 const PLACEHOLDER_ACCOUNT_TYPES = [
   'BDT_ACCOUNT', 'BRL_ACCOUNT', 'BWP_ACCOUNT', 'CAD_ACCOUNT', 'CNY_ACCOUNT', 'COP_ACCOUNT', 'DKK_ACCOUNT', 'EGP_ACCOUNT', 'GHS_ACCOUNT',
-  'GTQ_ACCOUNT', 'HKD_ACCOUNT', 'HTG_ACCOUNT', 'INR_ACCOUNT', 'JMD_ACCOUNT', 'KES_ACCOUNT', 'LIGHTNING', 'MWK_ACCOUNT', 'PKR_ACCOUNT',
+  'GTQ_ACCOUNT', 'HKD_ACCOUNT', 'HTG_ACCOUNT', 'JMD_ACCOUNT', 'KES_ACCOUNT', 'LIGHTNING', 'MWK_ACCOUNT', 'PKR_ACCOUNT',
   'RWF_ACCOUNT', 'SLV_ACCOUNT', 'SWIFT_ACCOUNT', 'TZS_ACCOUNT', 'UGX_ACCOUNT', 'XAF_ACCOUNT', 'XOF_ACCOUNT', 'ZMW_ACCOUNT',
 ];
 
@@ -57,20 +57,21 @@ const ALLOWED_400: Allowed400[] = [
     why: 'the contract pairs its `currency: USD` example with every accountInfo type; a non-USD account is paid in its own currency',
   })),
   // Resent in its own currency, an account-type example may still carry a placeholder the
-  // sandbox checks as the service does (API.md, external accounts; sandbox-rules.md, corridors):
+  // sandbox checks as the service does (API.md, external accounts and its corridor table):
   // `+1234567890` as a foreign mobile number, `Example Provider` as a mobile-money wallet, an IBAN
-  // or CPF pix key that fails its check, a corridor announced but not open (CA, HK) or without
-  // that rail or not served at all (JM bank transfer, BW mobile money, GT, SV: API.md's corridor table), a Lightning example giving both invoice and
-  // bolt12, an INR example naming rail NEFT without an IFSC, a SWIFT example whose BIC (DEUTDEFF) is not of its country.
+  // or CPF pix key that fails its check, a corridor announced but not open (CA, HK) or not served
+  // (GT, SV, JM bank transfer, BW mobile money), a SWIFT BIC (DEUTDEFF) of another country, a
+  // Lightning example giving invoice, bolt12 (a bolt11 string) and lightningAddress where the
+  // contract asks for exactly one.
   ...EXTERNAL_ACCOUNT_CREATION.map((operationId) => ({
     operationId,
     code: 'INVALID_INPUT',
     when: (body: any) => PLACEHOLDER_ACCOUNT_TYPES.includes(body.accountInfo?.accountType),
     fieldsWithin: [
       'accountInfo', 'accountInfo.accountType', 'accountInfo.phoneNumber', 'accountInfo.provider', 'accountInfo.iban', 'accountInfo.pixKey',
-      'accountInfo.rail', 'accountInfo.bolt12', 'accountInfo.swiftCode',
+      'accountInfo.bolt12', 'accountInfo.swiftCode',
     ],
-    why: 'placeholder values in account-type examples (foreign numbers as +1234567890, "Example Provider", bad IBAN/CPF check digits, corridors not open, NEFT without IFSC, invoice and bolt12 together)',
+    why: 'placeholder values in account-type examples (foreign numbers as +1234567890, "Example Provider", bad IBAN/CPF check digits, corridors not open, Lightning invoice, bolt12 and address together)',
   })),
   // The terms version is the one GET /customers/end-user-terms publishes; the example's `V1` is not it.
   ...['createCustomer', 'updateCustomerById'].map((operationId) => ({
