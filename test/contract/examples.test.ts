@@ -12,7 +12,8 @@ import { deref, exampleBodies, requestSchema, spec } from './examples-compose.js
  * Contract examples (issue 18): for every BUILT operation with a JSON request body, the bodies
  * composed from the `example` values of openapi.yaml's request schema (one body per oneOf branch
  * index), with the example ids (`Customer:019542f5-...`, `InternalAccount:...`) and the path
- * parameters replaced by real resources of a fresh platform. Every answer fits the contract (the
+ * parameters replaced by real resources of a fresh platform (a required property the contract
+ * gives no example for gets a plain value of its type). Every answer fits the contract (the
  * client checks it); none is a 5xx; no 404 says a sandbox address is unknown; a 400 only where
  * ALLOWED_400 lists it (each entry is also in the README, "Contract examples the sandbox refuses on purpose").
  */
