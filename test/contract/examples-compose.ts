@@ -25,7 +25,7 @@ export const deref = (node: Node): Node => (node && typeof node.$ref === 'string
 
 /**
  * Picks the branch of every oneOf/anyOf: composing with `pick = i` takes branch `i mod n` of each
- * (so `max n` bodies cover every branch at least once). `branches` records the widest choice seen.
+ * (so `max n` bodies cover every branch at least once). `seen.branches` records the widest choice seen.
  */
 interface Walk {
   pick: number;
@@ -73,7 +73,6 @@ function compose(schema: Node, walk: Walk, required: boolean, name?: string): un
       const value = compose(property, { ...walk, depth: walk.depth + 1 }, requiredNames.has(name), name);
       if (value !== undefined) out[name] = value;
     }
-    // A discriminated variant names itself: its discriminator property takes its single enum value.
     return Object.keys(out).length || required ? out : undefined;
   }
   if (node.type === 'array' || node.items) {
@@ -83,6 +82,7 @@ function compose(schema: Node, walk: Walk, required: boolean, name?: string): un
   // A required value the contract gives no example for: its enum's first value, its default, or a
   // plain value of its type and format (the body cannot be sent without it).
   if (required) return filler(node, name);
+  // An optional property with one allowed value (a variant's discriminator) names the variant.
   if (node.enum?.length === 1) return node.enum[0];
   return undefined;
 }
