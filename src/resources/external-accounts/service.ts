@@ -264,7 +264,9 @@ function checkSemantics(info: Record<string, any>, currency: string): { route: R
     if (info.vpa !== undefined) add('accountInfo.vpa', vpaProblem(info.vpa), { format: 'upi-vpa' });
     if (info.vpa === undefined && info.accountNumber === undefined) add('accountInfo.vpa', 'An INR account needs a UPI vpa, or accountNumber with ifsc.', { required: true });
     if (info.accountNumber !== undefined && info.ifsc === undefined) add('accountInfo.ifsc', 'An Indian bank account number needs its IFSC.', { required: true });
-    const chosen: Rail[] = info.vpa !== undefined ? ['UPI'] : ['NEFT', 'RTGS'];
+    // The rails the details carry: a vpa is UPI, an account number with IFSC is NEFT/RTGS; both may
+    // be given (the contract's own INR example does), and then `rail` picks one.
+    const chosen: Rail[] = info.vpa === undefined ? ['NEFT', 'RTGS'] : info.accountNumber !== undefined ? ['UPI', 'NEFT', 'RTGS'] : ['UPI'];
     if (info.rail !== undefined && !chosen.includes(info.rail)) {
       add('accountInfo.rail', info.rail === 'UPI' || info.rail === 'NEFT' || info.rail === 'RTGS' ? `${info.rail} needs ${info.rail === 'UPI' ? 'a vpa' : 'accountNumber and ifsc'}.` : 'rail is UPI, NEFT or RTGS.', { enum: chosen });
     }
