@@ -1,7 +1,11 @@
+import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { bech32m } from '@scure/base';
+import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { areas } from '../../src/resources/registry.js';
 import { coverageOf } from '../../src/server/app.js';
 import type { ContractOperation } from '../../src/generated/operations.js';
+import { internalAccountRepo } from '../../src/resources/internal-accounts/index.js';
 import { platformService } from '../../src/resources/platform/index.js';
 import { extraUsdAccount } from '../resources/cards-helpers.js';
 import { emailOtpLogin, signed } from '../helpers/wallet-client.js';
@@ -13,7 +17,8 @@ import { deref, exampleBodies, requestSchema, spec } from './examples-compose.js
  * composed from the `example` values of openapi.yaml's request schema (one body per oneOf branch
  * index), with the example ids (`Customer:019542f5-...`, `InternalAccount:...`) and the path
  * parameters replaced by real resources of a fresh platform (a required property the contract
- * gives no example for gets a plain value of its type). Every answer fits the contract (the
+ * gives no example for gets a plain value of its type; a required header, Idempotency-Key, a fresh
+ * UUID per request). Every answer fits the contract (the
  * client checks it); none is a 5xx; no 404 says a sandbox address is unknown; a 400 only where
  * ALLOWED_400 lists it (each entry is also in the README, "Contract examples the sandbox refuses on purpose").
  */
@@ -93,6 +98,28 @@ const ALLOWED_400: Allowed400[] = [
     field: 'encryptedOtpBundle',
     why: 'the example bundle\'s encappedPublic is not a point of P-256 (checked with @noble/curves), so no HPKE decryption can start from it',
   },
+  // The example's `expiresAt` (2025-09-01) is past on the sandbox clock (which starts at the real
+  // time), and an invitation cannot be created already expired. Resent a year ahead, it is accepted.
+  {
+    operationId: 'createInvitation',
+    code: 'INVALID_INPUT',
+    field: 'expiresAt',
+    fieldsWithin: ['expiresAt'],
+    resend: (sent: any) => ({ ...sent, expiresAt: new Date(Date.now() + 365 * 24 * 3600 * 1000).toISOString() }),
+    why: 'the example expiresAt (2025-09-01) is in the past',
+  },
+  // The example's credentials (`provider_client_123`) are placeholders: the sandbox's provider
+  // verifies them and exposes the one account they derive (src/sandbox/stablecoin-rules.ts), not
+  // the example's Brale account id `2VcUIonJeVQzFoBuC7LdFT0dRe4`, as Brale would refuse credentials
+  // that do not reach the account named. Resent without providerAccountId (optional: the
+  // credentials' only account is linked), the example is accepted.
+  {
+    operationId: 'linkStablecoinProviderAccount',
+    code: 'STABLECOIN_PROVIDER_ACCOUNT_INVALID',
+    when: (body) => body.providerAccountId !== undefined,
+    resend: (sent: any) => ({ ...sent, providerAccountId: undefined }),
+    why: 'the example providerAccountId is a Brale account its placeholder credentials do not give access to',
+  },
   // A signature over a challenge's messageToSign (fresh nonce each time) by the wallet's own key; the example is neither.
   ...['verifyExternalAccountOwnership', 'verifyPlatformExternalAccountOwnership'].map((operationId) => ({
     operationId,
@@ -136,12 +163,29 @@ function requiredQuery(op: ContractOperation): string[] {
     .map((p: { name: string }) => p.name);
 }
 
+/** The names of the operation's required header parameters (`Idempotency-Key` on the stablecoin writes). */
+function requiredHeaders(op: ContractOperation): string[] {
+  const item = spec.paths[op.path];
+  return [...(item.parameters ?? []), ...(item[op.method.toLowerCase()].parameters ?? [])]
+    .map((p: unknown) => deref(p))
+    .filter((p: { in: string; required?: boolean }) => p.in === 'header' && p.required)
+    .map((p: { name: string }) => p.name);
+}
+
+/** An Idempotency-Key header for a setup request. */
+const idempotent = () => ({ headers: { 'Idempotency-Key': randomUUID() } });
+
+/** A Spark address (bech32m `spark`, a compressed secp256k1 key), as test/resources/stablecoins.test.ts makes one. */
+const sparkAddress = () =>
+  bech32m.encode('spark', bech32m.toWords(new Uint8Array([0x0a, 0x21, ...secp256k1.getPublicKey(secp256k1.utils.randomSecretKey(), true)])), 1023);
+
 const ID = /^([A-Z][A-Za-z]+):[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /**
  * The real resources of one fresh platform, each made on first use: an APPROVED individual
  * with funded USD, EUR and an embedded wallet, a USD payee, a business with an owner, a quote,
- * its transaction, a card with an authorization, a connected agent.
+ * its transaction, a card with an authorization, a connected agent, a stablecoin provider link
+ * with an ENABLED stablecoin (tokens minted where a burn needs them).
  */
 class World {
   private readonly made = new Map<string, Promise<any>>();
@@ -411,6 +455,62 @@ class World {
       return reset.resetId;
     });
   }
+  /** The platform's stablecoin provider account link (a plain `apiClientId`: verified, one provider account). */
+  providerAccount(): Promise<string> {
+    return this.once('providerAccount', async () => (await this.ok(this.api.post('/stablecoin-provider-accounts', {
+      provider: 'BRALE', apiClientId: unique('brale'), apiClientSecret: 'brale-secret',
+    }, idempotent()), 'provider account link')).id);
+  }
+  /** A stablecoin on that link, PROVISIONED and ENABLED by the operator (control plane, as test/resources/stablecoins.test.ts). */
+  stablecoin(): Promise<{ id: string; symbol: string }> {
+    return this.once('stablecoin', async () => {
+      await this.providerAccount();
+      const coin = await this.ok(this.api.post('/stablecoins', { providerTokenIdentifier: 'SBC', networkTokenIdentifier: unique('btkn'), network: 'SPARK' }, idempotent()), 'stablecoin');
+      await this.ok(this.api.post(`/_sandbox/stablecoins/${encodeURIComponent(coin.id)}/request-enablement`), 'enablement request');
+      await this.ok(this.api.post(`/_sandbox/stablecoins/${encodeURIComponent(coin.id)}/service-operations-status`, { serviceOperationsStatus: 'ENABLED' }), 'enablement');
+      return { id: coin.id as string, symbol: 'SBC' };
+    });
+  }
+  /** A platform Spark wallet (a mint's token destination). */
+  sparkWallet(): Promise<string> {
+    return this.once('sparkWallet', async () => (await this.ok(this.api.post('/platform/external-accounts', {
+      currency: 'BTC', accountInfo: { accountType: 'SPARK_WALLET', address: sparkAddress() },
+    }), 'Spark wallet')).id);
+  }
+  /** Mints 10 tokens to `accountId` from the provider balance and lets it complete (a minute on the sandbox clock). */
+  private async mintTo(accountId: string, what: string): Promise<void> {
+    const coin = await this.stablecoin();
+    await this.ok(this.api.post(`/stablecoins/${encodeURIComponent(coin.id)}/mints`, {
+      amount: '10000000', fundingSource: { type: 'PROVIDER_INTERNAL_BALANCE', sourceTokenIdentifier: 'USDC', cryptoNetwork: 'SPARK' }, destination: { accountId },
+    }, idempotent()), what);
+    await this.api.advance(61);
+  }
+  /** The stablecoin with tokens in circulation (a burn holds them). */
+  burnable(): Promise<string> {
+    return this.once('burnable', async () => {
+      await this.mintTo(await this.sparkWallet(), 'mint to circulation');
+      return (await this.stablecoin()).id;
+    });
+  }
+  /**
+   * A platform internal account in the stablecoin's currency, holding minted tokens (a burn's
+   * SERVICE_INTERNAL_ACCOUNT source). No endpoint provisions one, so it is added through the
+   * internal-accounts repo, as the cards tests add a second USD account.
+   */
+  tokenAccount(): Promise<string> {
+    return this.once('tokenAccount', async () => {
+      const coin = await this.stablecoin();
+      const id = s.sandbox.context.ids.next('InternalAccount');
+      const now = s.sandbox.context.clock.iso();
+      internalAccountRepo(s.sandbox.context).insert({
+        id, platform_id: platformService(s.sandbox.context).authenticate(this.api.clientId, this.api.clientSecret)!.id, customer_id: null,
+        type: 'INTERNAL_CRYPTO', currency: coin.symbol, status: 'ACTIVE', created_at: now, updated_at: now,
+      });
+      await this.mintTo(id, 'mint to an internal account');
+      return id;
+    });
+  }
+
   /** Handles the SCA examples leave to a previous call: a TOTP enrollment's secret, an SMS login's challengeId. */
   async scaHandles(operationId: string, body: any): Promise<void> {
     const q = `customerId=${encodeURIComponent((await this.german()).id)}`;
@@ -446,7 +546,7 @@ class World {
    * The real id standing for the `index`-th distinct example id of kind `kind` in `operationId`
    * (distinct example ids stay distinct: two funding sources are two accounts).
    */
-  async idFor(kind: string, index: number, operationId: string): Promise<string> {
+  async idFor(kind: string, index: number, operationId: string, field: string): Promise<string> {
     switch (kind) {
       case 'Customer':
         if (operationId === 'createBeneficialOwner') return (await this.business()).id;
@@ -458,8 +558,12 @@ class World {
         if (operationId === 'estimateCryptoWithdrawalFee') return this.usdc();
         // The example card carries a static 3-D Secure password, which only EUR card programs take.
         if (operationId === 'createCard') return this.eur();
+        // A mint is funded from a USD account; a burn holds the stablecoin's tokens of the account.
+        if (operationId === 'createStablecoinBurn') return this.tokenAccount();
         return index === 0 ? this.usd() : this.secondUsd();
       case 'ExternalAccount':
+        // A mint's tokens go to a Spark wallet; its ACH debit and a burn's payout use the USD bank account.
+        if (operationId === 'createStablecoinMint' && field === 'destination.accountId') return this.sparkWallet();
         return this.external();
       case 'BeneficialOwner':
         return this.owner();
@@ -475,6 +579,10 @@ class World {
         return this.cardTransactionFor(operationId);
       case 'Agent':
         return (await this.agent()).id;
+      case 'StablecoinProviderAccount':
+        return this.providerAccount();
+      case 'Stablecoin':
+        return (await this.stablecoin()).id;
       default:
         throw new Error(`no real resource for example id kind ${kind} (${operationId})`);
     }
@@ -482,23 +590,23 @@ class World {
 }
 
 /** Replaces every example id in `value` by a real one (the same example id by the same real id). */
-async function substitute(world: World, operationId: string, value: unknown, seen = new Map<string, string[]>()): Promise<unknown> {
+async function substitute(world: World, operationId: string, value: unknown, seen = new Map<string, string[]>(), field = ''): Promise<unknown> {
   if (typeof value === 'string') {
     const match = ID.exec(value);
     if (!match) return value;
     const ids = seen.get(match[1]!) ?? [];
     seen.set(match[1]!, ids);
     if (!ids.includes(value)) ids.push(value);
-    return world.idFor(match[1]!, ids.indexOf(value), operationId);
+    return world.idFor(match[1]!, ids.indexOf(value), operationId, field);
   }
   if (Array.isArray(value)) {
     const out: unknown[] = [];
-    for (const item of value) out.push(await substitute(world, operationId, item, seen));
+    for (const item of value) out.push(await substitute(world, operationId, item, seen, field));
     return out;
   }
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) out[key] = await substitute(world, operationId, item, seen);
+    for (const [key, item] of Object.entries(value)) out[key] = await substitute(world, operationId, item, seen, field ? `${field}.${key}` : key);
     return out;
   }
   return value;
@@ -543,6 +651,8 @@ async function pathParameter(world: World, op: ContractOperation, name: string, 
       return world.reset();
     case 'actionId':
       return world.action();
+    case 'stablecoinId':
+      return op.operationId === 'createStablecoinBurn' ? world.burnable() : (await world.stablecoin()).id;
     default:
       return `unresolved-${name}`;
   }
@@ -573,7 +683,7 @@ function allowedFor(operationId: string, example: unknown, body: any): Allowed40
 /**
  * UMA addresses name resources too: a receiver the example pays becomes the sandbox's test
  * receiver of its currency (under the contract's own `sandbox.grid.uma.money` domain), and the
- * receiver of `sandboxReceive` becomes the real customer's address.
+ * receiver of `sandboxReceive` and the inviter of `createInvitation` become the real customer's address.
  */
 async function addresses(world: World, op: ContractOperation, body: any): Promise<void> {
   if (!body || typeof body !== 'object') return;
@@ -584,6 +694,10 @@ async function addresses(world: World, op: ContractOperation, body: any): Promis
   }
   if (op.operationId === 'sandboxReceive' && typeof body.receiverUmaAddress === 'string') {
     body.receiverUmaAddress = ((await world.customer()) as { umaAddress?: string }).umaAddress;
+  }
+  // An invitation's inviter is one of the platform's customers, named by its UMA address.
+  if (op.operationId === 'createInvitation' && typeof body.inviterUma === 'string') {
+    body.inviterUma = ((await world.customer()) as { umaAddress?: string }).umaAddress;
   }
 }
 
@@ -619,9 +733,12 @@ async function send(op: ContractOperation, example: unknown): Promise<Outcome> {
   const query = new URLSearchParams();
   for (const name of requiredQuery(op)) query.set(name, await pathParameter(world, op, name, sent));
   if (query.size) path += `?${query}`;
-  const options = op.path.startsWith('/agents/me/') ? { auth: false as const, headers: { Authorization: `Bearer ${(await world.agent()).token}` } } : {};
-  const { status, body } = await api.request(op.method, path, { ...options, body: sent ?? {} });
-  return { status, body, sent, path, resend: (changed) => api.request(op.method, path, { ...options, body: changed }) };
+  const bearer: Record<string, string> = op.path.startsWith('/agents/me/') ? { Authorization: `Bearer ${(await world.agent()).token}` } : {};
+  const auth = op.path.startsWith('/agents/me/') ? { auth: false as const } : {};
+  // Required headers the contract declares (Idempotency-Key): a fresh UUID per request, resends included.
+  const headers = () => ({ ...bearer, ...Object.fromEntries(requiredHeaders(op).map((name) => [name, randomUUID()])) });
+  const { status, body } = await api.request(op.method, path, { ...auth, headers: headers(), body: sent ?? {} });
+  return { status, body, sent, path, resend: (changed) => api.request(op.method, path, { ...auth, headers: headers(), body: changed }) };
 }
 
 describe('contract examples: every built operation accepts the request-body examples of the contract', () => {
