@@ -4,7 +4,7 @@
 // with each figure next to its target. Every load goes to 127.0.0.1 only and is bounded in time.
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -56,6 +56,36 @@ export async function load({ url, connections, method = 'GET', body, headers = {
     requests,
   });
   return { rps: result.requests.average, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
+}
+
+/**
+ * Imports modules of the sources (`src/...ts`) for a benchmark's client side: the build ships one
+ * bundle (dist/cli.js, dist/index.js), so internal modules are bundled here on demand with esbuild,
+ * all the given paths into one module (one copy of what they share). `external` packages stay
+ * imports (react and ink must be the copies ink-testing-library uses).
+ */
+export async function importSource(paths, { external = [] } = {}) {
+  const { build } = await import('esbuild');
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  const list = Array.isArray(paths) ? paths : [paths];
+  // Written inside the project, so the bundle's external imports resolve from its node_modules.
+  const cache = join(root, 'node_modules', '.cache');
+  mkdirSync(cache, { recursive: true });
+  const out = join(mkdtempSync(join(cache, 'service-sandbox-bench-')), 'module.mjs');
+  await build({
+    absWorkingDir: root,
+    stdin: { contents: list.map((path) => `export * from './${path}';`).join('\n'), resolveDir: root, loader: 'ts' },
+    outfile: out,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    jsx: 'automatic',
+    external: ['better-sqlite3', 'react-devtools-core', ...external],
+    banner: { js: "import { createRequire as __benchCreateRequire } from 'node:module'; const require = __benchCreateRequire(import.meta.url);" },
+    logLevel: 'warning',
+  });
+  return import(out);
 }
 
 /** One JSON call to a sandbox under test (scenario setup); throws on a non-2xx answer. */

@@ -9,11 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startSandbox } from '../dist/index.js';
-import { App } from '../dist/tui/app.js';
-import { SandboxClient } from '../dist/tui/client.js';
-import { views } from '../dist/tui/views/index.js';
-import { startCli, stop } from './run.mjs';
+import { importSource, startCli, stop } from './run.mjs';
 
+const { App, SandboxClient, views } = await importSource(['src/tui/app.tsx', 'src/tui/client.ts', 'src/tui/views/index.ts'], {
+  external: ['react', 'react/jsx-runtime', 'ink'],
+});
 const demo = fileURLToPath(new URL('../fixtures/demo.json', import.meta.url));
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const authOf = (s) => `Basic ${Buffer.from(`${s.clientId}:${s.clientSecret}`).toString('base64')}`;

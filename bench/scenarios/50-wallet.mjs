@@ -1,10 +1,9 @@
 // Embedded wallet: full EMAIL_OTP logins (challenge, verify, signed retry) per second, and signed
 // wallet payouts (POST /quotes/{id}/execute with a stamp) per second, 10 concurrent clients, file
 // database. The client crypto (HPKE to the target bundle, P-256 stamps) runs in this process.
-import { api, AUTH } from '../run.mjs';
-import { hpkeSeal } from '../../dist/crypto/hpke.js';
-import { fromHex, generateKeyPair, publicKeyOf, toHex } from '../../dist/crypto/keys.js';
-import { signStamp } from '../../dist/crypto/stamp.js';
+import { api, AUTH, importSource } from '../run.mjs';
+
+const { hpkeSeal, fromHex, generateKeyPair, publicKeyOf, toHex, signStamp } = await importSource(['src/crypto/hpke.ts', 'src/crypto/keys.ts', 'src/crypto/stamp.ts']);
 
 const CONCURRENCY = 10;
 
