@@ -20,8 +20,23 @@ export function startExtras(): StartExtras {
 
 /** The terminal UI module, loaded only when used (ink and react stay out of every other command's start). */
 async function loadTui(): Promise<typeof import('../tui/run.js')> {
-  // A literal specifier: the build splits the UI (ink, react) into a chunk of its own, loaded here only.
-  return import('../tui/run.js');
+  // ink decides once, as it loads, whether it runs in CI (a `CI` or `CONTINUOUS_INTEGRATION`
+  // variable) and there draws nothing until it exits: a blank screen for someone who opens the
+  // UI in a terminal of a CI job, or whose shell exports CI. The UI runs only on a terminal
+  // (run.tsx refuses otherwise), so ink loads believing it is not in CI; the variables are put
+  // back at once for everything else.
+  const saved = { CI: process.env.CI, CONTINUOUS_INTEGRATION: process.env.CONTINUOUS_INTEGRATION };
+  process.env.CI = 'false';
+  process.env.CONTINUOUS_INTEGRATION = 'false';
+  try {
+    // A literal specifier: the build splits the UI (ink, react) into a chunk of its own, loaded here only.
+    return await import('../tui/run.js');
+  } finally {
+    for (const [name, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  }
 }
 
 /** A bounded request log the `start --ui` pane shows. */
