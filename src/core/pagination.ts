@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { invalidInput } from './errors.js';
 
 /** The contract's list query parameters: `limit` 1..100 (default 20) and an opaque `cursor`. */

@@ -1,10 +1,10 @@
-import {
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type RegistrationResponseJSON,
-} from '@simplewebauthn/server';
-import { isoBase64URL } from '@simplewebauthn/server/helpers';
+import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
+
+/**
+ * The library (with the ASN.1 and X.509 code its attestation formats need, about half a
+ * megabyte) loads on the first passkey ceremony, not at every start.
+ */
+const library = () => Promise.all([import('@simplewebauthn/server'), import('@simplewebauthn/server/helpers')]);
 
 /**
  * WebAuthn verification for passkey credentials: a thin wrapper over @simplewebauthn/server, which
@@ -55,6 +55,7 @@ const reasonOf = (error: unknown) => (error instanceof Error ? error.message : S
  * user presence, and the attestation statement. Throws {@link WebAuthnError} on any failure.
  */
 export async function verifyRegistration(input: VerifyRegistrationInput): Promise<StoredPasskey> {
+  const [{ verifyRegistrationResponse }, { isoBase64URL }] = await library();
   let result;
   try {
     result = await verifyRegistrationResponse({
@@ -86,6 +87,7 @@ export async function verifyAssertion(input: VerifyAssertionInput): Promise<{ ne
   if (input.response.id !== input.credential.credentialId && input.response.rawId !== input.credential.credentialId) {
     throw new WebAuthnError('Assertion credential id does not match the registered passkey');
   }
+  const [{ verifyAuthenticationResponse }, { isoBase64URL }] = await library();
   let result;
   try {
     result = await verifyAuthenticationResponse({

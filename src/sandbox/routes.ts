@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { z } from 'zod';
+import * as z from 'zod';
 import { notFound } from '../core/errors.js';
 import type { SandboxContext } from '../context.js';
 import type { Area } from '../resources/area.js';

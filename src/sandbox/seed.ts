@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { SandboxContext } from '../context.js';
 import { accountsOfCustomer } from '../resources/internal-accounts/index.js';
 import { createCustomer } from '../resources/customers/index.js';

@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ApiError } from '../core/errors.js';
 import { perContext } from '../core/per-context.js';
 import type { SandboxContext } from '../context.js';

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ApiError, ErrorCode, type FieldError } from '../core/errors.js';
 import { warnIgnoredFields } from '../core/warnings.js';
 import type { AppContext } from './env.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { paginationQuery } from '../../core/pagination.js';
 
 const currency = z.string().regex(/^[A-Z]{3,4}$/, 'a currency code such as USD');

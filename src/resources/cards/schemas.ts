@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { paginationQuery } from '../../core/pagination.js';
 
 const id = z.string().min(1).max(255);

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Query of `GET /discoveries`: optional ISO 3166-1 alpha-2 country and ISO 4217 currency (case-insensitive). */
 export const discoveriesQuery = z.object({

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { FieldError } from '../../core/errors.js';
 import { paginationQuery } from '../../core/pagination.js';
 import { accountTypeShapes, type FieldSpec } from './account-types.generated.js';

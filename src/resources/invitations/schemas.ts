@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** `UmaInvitationCreateRequest`. */
 export const invitationCreateRequest = z.object({

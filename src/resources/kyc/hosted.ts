@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { html } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { SandboxContext } from '../../context.js';
 import { ApiError } from '../../core/errors.js';
 import { basicAuth } from '../../server/auth.js';

@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { SandboxContext } from '../../context.js';
 import { basicAuth } from '../../server/auth.js';
 import type { AppContext, AppEnv } from '../../server/env.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** The contract's `ScaFactor`. */
 export const scaFactor = z.enum(['SMS_OTP', 'TOTP', 'PASSKEY']);

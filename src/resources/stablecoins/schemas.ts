@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { paginationQuery } from '../../core/pagination.js';
 
 export const stablecoinProvider = z.enum(['BRALE']);

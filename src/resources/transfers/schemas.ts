@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 const accountRef = z.object({ accountId: z.string().min(1) });
 const amount = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);

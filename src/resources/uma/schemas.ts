@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { paginationQuery } from '../../core/pagination.js';
 
 /** Query of `GET /receiver/uma/{address}` and `GET /receiver/external-account/{id}`: who is sending. */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** `InternalAccount:<uuid>` (the list operations answer 400 otherwise). */
 export const internalAccountId = z.string().regex(/^InternalAccount:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'an InternalAccount:<uuid> id');
