@@ -153,7 +153,11 @@ async function loadScenarios() {
   const folder = fileURLToPath(new URL('./scenarios/', import.meta.url));
   let files = [];
   try {
-    files = readdirSync(folder).filter((f) => f.endsWith('.mjs')).sort();
+    // BENCH_ONLY=wallet,cards runs only the scenarios whose file names contain one of the words.
+    const only = (process.env.BENCH_ONLY ?? '').split(',').filter(Boolean);
+    files = readdirSync(folder)
+      .filter((f) => f.endsWith('.mjs') && (only.length === 0 || only.some((word) => f.includes(word))))
+      .sort();
   } catch {
     return [];
   }

@@ -35,13 +35,59 @@ const concat = (a: Uint8Array, b: Uint8Array) => {
   return out;
 };
 
+type HpkeKey = Awaited<ReturnType<typeof suite.kem.importKey>>;
+type HpkeKeyPair = { privateKey: HpkeKey; publicKey: HpkeKey };
+/** How many keys each cache below keeps. */
+const RECIPIENT_CACHE_SIZE = 64;
+
+const publicCache = new Map<string, Promise<HpkeKey>>();
+
+/** A recipient's public key as a WebCrypto key, kept like {@link recipientKeys} (a platform's OTP target is sealed to at every login). */
+function recipientPublic(recipient: Uint8Array): Promise<HpkeKey> {
+  const id = toHex(recipient);
+  let key = publicCache.get(id);
+  if (!key) {
+    key = suite.kem.deserializePublicKey(recipient.slice().buffer as ArrayBuffer);
+    key.catch(() => publicCache.delete(id));
+    if (publicCache.size >= RECIPIENT_CACHE_SIZE) publicCache.delete(publicCache.keys().next().value!);
+    publicCache.set(id, key);
+  }
+  return key;
+}
+
 /** Seals `plaintext` to a P-256 public key (compressed or uncompressed bytes). */
 export async function hpkeSeal(recipientPublicKey: Uint8Array, plaintext: Uint8Array): Promise<HpkeSealed> {
   const recipient = uncompressPublicKey(recipientPublicKey);
-  const sender = await suite.createSenderContext({ recipientPublicKey: await suite.kem.deserializePublicKey(recipient), info: HPKE_INFO });
+  const sender = await suite.createSenderContext({ recipientPublicKey: await recipientPublic(recipient), info: HPKE_INFO });
   const encappedPublic = new Uint8Array(sender.enc);
   const ciphertext = new Uint8Array(await sender.seal(plaintext, concat(encappedPublic, recipient)));
   return { encappedPublic, ciphertext };
+}
+
+/**
+ * The recipient's key pair as WebCrypto keys, kept for the keys opened again and again (a
+ * platform's OTP target key opens every login): importing an EC key costs more than the whole
+ * decryption. Giving @hpke/core the public half too spares it deriving one (an export and an
+ * import). Bounded; the oldest go first.
+ */
+const recipientCache = new Map<string, { recipient: Uint8Array; keyPair: Promise<HpkeKeyPair> }>();
+
+function recipientKeys(secretKey: Uint8Array): { recipient: Uint8Array; keyPair: Promise<HpkeKeyPair> } {
+  const id = toHex(secretKey);
+  const cached = recipientCache.get(id);
+  if (cached) return cached;
+  const recipient = publicKeyOf(secretKey, false);
+  const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64url');
+  const jwk: Parameters<typeof suite.kem.importKey>[1] = { kty: 'EC', crv: 'P-256', d: b64(secretKey), x: b64(recipient.slice(1, 33)), y: b64(recipient.slice(33)) };
+  const keyPair = Promise.all([suite.kem.importKey('jwk', jwk, false), suite.kem.deserializePublicKey(recipient.slice().buffer as ArrayBuffer)]).then(
+    ([privateKey, publicKey]) => ({ privateKey, publicKey }),
+  );
+  // A key that cannot be imported is not kept (the next call tries again and fails the same way).
+  keyPair.catch(() => recipientCache.delete(id));
+  if (recipientCache.size >= RECIPIENT_CACHE_SIZE) recipientCache.delete(recipientCache.keys().next().value!);
+  const entry = { recipient, keyPair };
+  recipientCache.set(id, entry);
+  return entry;
 }
 
 /**
@@ -59,10 +105,10 @@ export async function hpkeOpen(recipientSecretKey: Uint8Array, sealed: HpkeSeale
     throw new HpkeError(error instanceof KeyFormatError ? error.reason : 'encappedPublic is invalid');
   }
   if (sealed.ciphertext.length < 16) throw new HpkeError('ciphertext is shorter than the 16-byte AES-GCM tag');
-  const recipient = publicKeyOf(recipientSecretKey, false);
+  const { recipient, keyPair } = recipientKeys(recipientSecretKey);
   try {
     const context = await suite.createRecipientContext({
-      recipientKey: await suite.kem.importKey('raw', recipientSecretKey.slice().buffer as ArrayBuffer, false),
+      recipientKey: await keyPair,
       enc: sealed.encappedPublic.slice().buffer as ArrayBuffer,
       info: HPKE_INFO,
     });
