@@ -321,14 +321,21 @@ export function registerWebhooksCommands(program: Command): void {
   ).action(async (type: string | undefined, opts: Record<string, unknown>) => {
     const options = clientOptions(opts);
     if (type === undefined) {
-      const { data } = (await call(options, 'GET', '/_sandbox/webhooks/event-types')) as { data: { type: string; triggerable: boolean }[] };
-      for (const t of data) out(`${t.type.padEnd(46)} ${t.triggerable ? chalk.green('triggerable') : chalk.dim('not produced yet')}`);
+      const { data } = (await call(options, 'GET', '/_sandbox/webhooks/event-types')) as { data: { type: string; triggerable: boolean; producedWhen?: string }[] };
+      for (const t of data) {
+        const how = t.triggerable ? chalk.green('triggerable') : t.producedWhen ? chalk.dim(`sent when ${t.producedWhen}`) : chalk.dim('not produced by the sandbox');
+        out(`${t.type.padEnd(46)} ${how}`);
+      }
       return;
     }
-    const { data: types } = (await call(options, 'GET', '/_sandbox/webhooks/event-types')) as { data: { type: string; triggerable: boolean }[] };
+    const { data: types } = (await call(options, 'GET', '/_sandbox/webhooks/event-types')) as { data: { type: string; triggerable: boolean; producedWhen?: string }[] };
     const known = types.find((t) => t.type === type);
     if (!known) throw new CliError(`${type} is not an event type of the contract; \`service-sandbox webhooks trigger\` lists them`);
-    if (!known.triggerable) throw new CliError(`no area of the sandbox produces ${type} events yet, so it cannot be triggered`);
+    if (!known.triggerable) {
+      throw new CliError(
+        known.producedWhen ? `${type} cannot be triggered on its own: it is sent when ${known.producedWhen}` : `the sandbox does not produce ${type} events, so it cannot be triggered`,
+      );
+    }
     const event = (await call(options, 'POST', '/_sandbox/webhooks/trigger', opts.resource ? { type, resourceId: opts.resource } : { type })) as Delivery;
     out(`triggered ${event.type} ${event.id}${event.resourceId ? ` for ${event.resourceId}` : ''}`);
     const { delivery, blocker } = await firstOutcome(options, event.id);

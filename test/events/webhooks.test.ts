@@ -361,12 +361,19 @@ describe('trigger', () => {
     expect(res.body.data.map((t: any) => t.type)).toEqual(Object.keys(WEBHOOK_TYPES));
   });
 
-  it('rejects a type the contract does not have, and answers 501 for one no area produces yet', async () => {
+  it('rejects a type the contract does not have, names the flow of one sent from its flow only, and answers 501 for one nothing produces', async () => {
     const bad = await s.api.post('/_sandbox/webhooks/trigger', { type: 'CUSTOMER.HAPPY' });
     expect(bad.status).toBe(400);
     expect(bad.body.details.errors[0].field).toBe('type');
-    const types = (await s.api.get('/_sandbox/webhooks/event-types')).body.data as { type: string; triggerable: boolean }[];
-    const missing = types.find((t) => !t.triggerable);
+    const types = (await s.api.get('/_sandbox/webhooks/event-types')).body.data as { type: string; triggerable: boolean; producedWhen?: string }[];
+    const balance = types.find((t) => t.type === 'INTERNAL_ACCOUNT.BALANCE_UPDATED')!;
+    expect(balance).toMatchObject({ triggerable: false, producedWhen: expect.stringContaining('fund') });
+    const flow = await s.api.post('/_sandbox/webhooks/trigger', { type: 'INTERNAL_ACCOUNT.BALANCE_UPDATED' });
+    expect(flow.status).toBe(400);
+    expect(flow.body.code).toBe('INVALID_INPUT');
+    expect(flow.body.message).toContain('cannot be triggered on its own: it is sent when an internal account balance changes');
+    expect(flow.body.details.errors[0].field).toBe('type');
+    const missing = types.find((t) => !t.triggerable && !t.producedWhen);
     if (missing) {
       const res = await s.api.post('/_sandbox/webhooks/trigger', { type: missing.type });
       expect(res.status).toBe(501);

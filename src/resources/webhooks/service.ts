@@ -13,6 +13,24 @@ import {
 import type { Platform } from '../platform/index.js';
 import type { DeliveriesQuery, TriggerBody } from './schemas.js';
 
+/**
+ * Event types the sandbox sends from their flows only (the event carries state a trigger could
+ * not make up): how to cause each one. `webhooks trigger` names the flow instead of firing them.
+ */
+const PRODUCED_BY_FLOW: Record<string, string> = {
+  'INTERNAL_ACCOUNT.BALANCE_UPDATED': 'an internal account balance changes (fund it: `service-sandbox fund <account> 10 USD`, or pay from it)',
+  'INTERNAL_ACCOUNT.STATUS_UPDATED': "an internal account's status or embedded-wallet privacy changes (PATCH /internal-accounts/{id})",
+  'INVITATION.CLAIMED': 'an invitation is claimed (POST /invitations/{invitationCode}/claim)',
+  'AGENT_ACTION.PENDING_APPROVAL': "an agent's payment needs the platform's approval (an agent quote executed above its policy's approval threshold)",
+  'CARD.STATE_CHANGE': "a card's state changes (POST /cards, PATCH /cards/{id})",
+  'CARD.FUNDING_SOURCE_CHANGE': "a card's funding sources change (PATCH /cards/{id})",
+  'CARD_TRANSACTION.AUTHORIZED': 'a card is authorised (POST /sandbox/cards/{id}/simulate/authorization)',
+  'CARD_TRANSACTION.PARTIALLY_SETTLED': 'part of a card authorisation clears (POST /sandbox/cards/{id}/simulate/clearing)',
+  'CARD_TRANSACTION.SETTLED': 'a card authorisation clears in full (POST /sandbox/cards/{id}/simulate/clearing)',
+  'CARD_TRANSACTION.REFUNDED': 'a card payment is returned (POST /sandbox/cards/{id}/simulate/return)',
+  'CARD_TRANSACTION.EXCEPTION': "a card transaction's funding pull fails (the sandbox card rules' failed-pull suffix) or a clearing above the authorisation finds the funding source short",
+};
+
 /** Error codes of webhook operations (the contract's Error400 lists both). */
 export const WebhookErrorCode = {
   WEBHOOK_ENDPOINT_NOT_SET: 'WEBHOOK_ENDPOINT_NOT_SET',
@@ -124,11 +142,16 @@ export class WebhooksService {
   /** `webhooks trigger`: fires an event of `type` through the producer its area registered. */
   async trigger(platform: Platform, body: TriggerBody): Promise<DeliveryView> {
     const producer = triggerProducerOf(body.type);
+    const flow = PRODUCED_BY_FLOW[body.type];
+    if (!producer && flow) {
+      const message = `${body.type} cannot be triggered on its own: it is sent when ${flow}.`;
+      throw new ApiError(400, ErrorCode.INVALID_INPUT, message, { errors: [{ field: 'type', message }] });
+    }
     if (!producer) {
       throw new ApiError(
         501,
         ErrorCode.NOT_IMPLEMENTED,
-        `No area of service-sandbox produces ${body.type} events yet, so it cannot be triggered.`,
+        `The sandbox does not produce ${body.type} events, so it cannot be triggered.`,
         { type: body.type },
       );
     }
@@ -140,8 +163,12 @@ export class WebhooksService {
   }
 
   /** Every event type of the contract, its webhook schema and whether it can be triggered. */
-  eventTypes(): { type: string; webhook: string | null; triggerable: boolean }[] {
-    return Object.entries(WEBHOOK_TYPES).map(([type, webhook]) => ({ type, webhook, triggerable: triggerProducerOf(type) !== undefined }));
+  eventTypes(): { type: string; webhook: string | null; triggerable: boolean; producedWhen?: string }[] {
+    return Object.entries(WEBHOOK_TYPES).map(([type, webhook]) => {
+      const triggerable = triggerProducerOf(type) !== undefined;
+      const flow = PRODUCED_BY_FLOW[type];
+      return { type, webhook, triggerable, ...(!triggerable && flow ? { producedWhen: flow } : {}) };
+    });
   }
 
   private rowOf(platform: Platform, eventId: string): DeliveryRow {
