@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { validateMnemonic } from '@scure/bip39';
+import { wordlist as english } from '@scure/bip39/wordlists/english.js';
 import { isoBase64URL } from '@simplewebauthn/server/helpers';
 import { decryptCredentialBundle, generateP256KeyPair, hpkeDecrypt } from '@turnkey/crypto';
 import { createHash } from 'node:crypto';
@@ -207,8 +209,15 @@ describe('revoke, export, privacy, delegated keys', () => {
     const bundle = JSON.parse(done.body.encryptedWalletCredentials);
     expect(bundle).toMatchObject({ version: 'v1.0.0', dataSignature: '', enclaveQuorumPublic: '' });
     const data = JSON.parse(Buffer.from(bundle.data, 'hex').toString());
-    const seed = hpkeDecrypt({ ciphertextBuf: Buffer.from(data.ciphertext, 'hex'), encappedKeyBuf: Buffer.from(data.encappedPublic, 'hex'), receiverPriv: target.privateKey });
-    expect(new TextDecoder().decode(seed)).toMatch(/^[0-9a-f]{64}$/);
+    const decrypted = hpkeDecrypt({ ciphertextBuf: Buffer.from(data.ciphertext, 'hex'), encappedKeyBuf: Buffer.from(data.encappedPublic, 'hex'), receiverPriv: target.privateKey });
+    // The wallet mnemonic: 24 BIP-39 English words with a valid checksum, the same on every export.
+    const mnemonic = new TextDecoder().decode(decrypted);
+    expect(mnemonic.split(' ')).toHaveLength(24);
+    expect(validateMnemonic(mnemonic, english)).toBe(true);
+    const again = await signed(api, 'POST', `/internal-accounts/${wallet.id}/export`, { clientPublicKey: target.publicKeyUncompressed }, key);
+    const againData = JSON.parse(Buffer.from(JSON.parse(again.second.body.encryptedWalletCredentials).data, 'hex').toString());
+    const secondMnemonic = hpkeDecrypt({ ciphertextBuf: Buffer.from(againData.ciphertext, 'hex'), encappedKeyBuf: Buffer.from(againData.encappedPublic, 'hex'), receiverPriv: target.privateKey });
+    expect(new TextDecoder().decode(secondMnemonic)).toBe(mnemonic);
     const compressed = await api.post(`/internal-accounts/${wallet.id}/export`, { clientPublicKey: target.publicKey });
     expect(compressed.body.code).toBe('INVALID_INPUT');
   });

@@ -1,4 +1,6 @@
 import { createHash, sign, type KeyObject } from 'node:crypto';
+import { entropyToMnemonic } from '@scure/bip39';
+import { wordlist as english } from '@scure/bip39/wordlists/english.js';
 import { ApiError, ErrorCode, invalidInput, notFound } from '../../core/errors.js';
 import type { SandboxContext } from '../../context.js';
 import { signBundle } from '../../crypto/bundle.js';
@@ -587,7 +589,13 @@ export function updateInternalAccount(ctx: SandboxContext, platform: Platform, i
   });
 }
 
-/** `POST /internal-accounts/{id}/export`: the wallet seed HPKE-sealed to the bound `clientPublicKey`. */
+/**
+ * `POST /internal-accounts/{id}/export`: the wallet's mnemonic HPKE-sealed to the bound
+ * `clientPublicKey`. The contract calls it the "wallet mnemonic ... the master key of the
+ * self-custodial Embedded Wallet": the 24 BIP-39 English words of the wallet's 32-byte seed
+ * (@scure/bip39, the audited implementation: the checksum and the word list are not ours to
+ * get wrong), the same words every export.
+ */
 export async function exportInternalAccount(ctx: SandboxContext, platform: Platform, id: string, body: { clientPublicKey: string }, headers: SignedHeaders): Promise<Outcome> {
   walletAccount(ctx, platform, id);
   const key = clientKey(body.clientPublicKey);
@@ -601,8 +609,8 @@ export async function exportInternalAccount(ctx: SandboxContext, platform: Platf
     ),
   );
   if (step.leg === 'challenge') return { status: 202, body: step.challenge };
-  const seed = repoOf(ctx).settings(id)!.seed;
-  const sealed = await hpkeSeal(key.bytes, new TextEncoder().encode(seed));
+  const mnemonic = entropyToMnemonic(fromHex(repoOf(ctx).settings(id)!.seed), english);
+  const sealed = await hpkeSeal(key.bytes, new TextEncoder().encode(mnemonic));
   const data = JSON.stringify({ encappedPublic: toHex(sealed.encappedPublic), ciphertext: toHex(sealed.ciphertext), organizationId: enclave.organization_id });
   // openapi: in sandbox, dataSignature and enclaveQuorumPublic are empty strings.
   const bundle = JSON.stringify({ version: 'v1.0.0', data: Buffer.from(data, 'utf8').toString('hex'), dataSignature: '', enclaveQuorumPublic: '' });
