@@ -79,9 +79,15 @@ const notImplemented =
     });
   };
 
+/**
+ * The request path as the log shows it: an agent's device code (a one-time credential: whoever
+ * holds it can redeem the agent's token) is masked, like OTPs and secrets, which never reach a log.
+ */
+export const loggedPath = (path: string): string => path.replace(/(\/agents\/device-codes\/)[^/]+/, '$1[redacted]');
+
 /** Serializes an ApiError: the one place an error body is written. */
 function sendError(c: Context<AppEnv>, error: ApiError): Response {
-  if (error.status === 401) c.header('WWW-Authenticate', 'Basic realm="service-sandbox"');
+  if (error.status === 401) c.header('WWW-Authenticate', `${c.get('authScheme') ?? 'Basic'} realm="service-sandbox"`);
   const hint = retryHint(error);
   if (hint) {
     c.header('x-should-retry', String(hint.shouldRetry));
@@ -112,7 +118,7 @@ export function createApp(ctx: SandboxContext, areas: readonly Area[]): Hono<App
     c.res.headers.set('Server-Timing', `app;dur=${ms.toFixed(1)}`);
     ctx.logger.request({
       method: c.req.method,
-      path: c.req.path,
+      path: loggedPath(c.req.path),
       status: c.res.status,
       ms,
       requestId,

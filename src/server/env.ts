@@ -12,6 +12,8 @@ export interface AppEnv {
     /** The agent of an AgentAuth bearer token (agent operations only). */
     agent: AgentPrincipal;
     ctx: SandboxContext;
+    /** The scheme a 401 asks for in `WWW-Authenticate` (`Bearer` on AgentAuth operations; Basic otherwise). */
+    authScheme: 'Basic' | 'Bearer';
     /** The error code and first field at fault of an error answer (for the request log). */
     errorSummary: { code: string; field?: string };
   };

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { auditLedger } from '../../src/resources/ledger/index.js';
 import { platformService } from '../../src/resources/platform/index.js';
+import { loggedPath } from '../../src/server/app.js';
 import { assertFitsSchema, assertFitsWebhook } from '../helpers/contract.js';
 import { unique, useSandbox, type Api, type RequestOptions } from '../helpers/sandbox.js';
 
@@ -102,6 +103,12 @@ describe('agents: installation', () => {
     expect(stored).not.toContain(code);
   });
 
+  it('the request log masks device codes (whoever holds one can redeem the agent\'s token)', () => {
+    expect(loggedPath('/2025-10-13/agents/device-codes/ABCD-1234/redeem')).toBe('/2025-10-13/agents/device-codes/[redacted]/redeem');
+    expect(loggedPath('/2025-10-13/agents/device-codes/ABCD-1234/status')).toBe('/2025-10-13/agents/device-codes/[redacted]/status');
+    expect(loggedPath('/2025-10-13/agents/Agent:1/device-codes')).toBe('/2025-10-13/agents/Agent:1/device-codes');
+  });
+
   it('a device code is single use, expires on the sandbox clock, and regenerating invalidates the previous one', async () => {
     const api = await s.api.newPlatform();
     const { customer } = await customerWithAccounts(api);
@@ -155,7 +162,11 @@ describe('agents: authentication', () => {
     expect((await api.get('/customers', bearer(token))).status).toBe(401);
     expect((await api.get(`/agents/${agent.id}`, bearer(token))).status).toBe(401);
     expect((await api.get('/agents/me', bearer('sbx_agent_not-a-token'))).status).toBe(401);
-    expect((await api.get('/agents/me', { auth: false })).status).toBe(401);
+    const anonymous = await api.get('/agents/me', { auth: false });
+    expect(anonymous.status).toBe(401);
+    // Each 401 asks for the scheme its operation takes.
+    expect(anonymous.headers.get('www-authenticate')).toMatch(/^Bearer /);
+    expect((await api.get('/customers', bearer(token))).headers.get('www-authenticate')).toMatch(/^Basic /);
 
     expect((await api.delete(`/agents/${agent.id}`)).status).toBe(204);
     const gone = await api.get('/agents/me', bearer(token));

@@ -55,6 +55,7 @@ import {
  * is `AgentAuth`: binds the request to the agent's platform and customer, or `401`.
  */
 export const agentBearerAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
+  c.set('authScheme', 'Bearer');
   const principal = authenticateAgent(c.get('ctx'), c.req.header('Authorization'));
   c.set('platform', principal.platform);
   c.set('agent', principal);
