@@ -32,6 +32,7 @@ export const basicAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
     // API tokens (`POST /tokens`) are further credentials of a platform, with their permissions enforced.
     authenticateApiToken(c.get('ctx'), credentials.clientId, credentials.clientSecret, { method: c.req.method, path: apiPathOf(c.req.path) }, (id) =>
       platforms.byId(id),
+      (granted) => c.set('tokenPermissions', granted),
     );
   if (!platform) {
     throw new ApiError(401, ErrorCode.UNAUTHORIZED, 'Invalid client id or client secret.');

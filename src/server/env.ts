@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import type { SandboxContext } from '../context.js';
 import type { Platform } from '../resources/platform/index.js';
 import type { AgentPrincipal } from '../resources/agents/index.js';
+import type { Permission } from '../resources/tokens/schemas.js';
 
 /** Hono environment of the sandbox: what middleware puts on each request. */
 export interface AppEnv {
@@ -12,6 +13,8 @@ export interface AppEnv {
     /** The agent of an AgentAuth bearer token (agent operations only). */
     agent: AgentPrincipal;
     ctx: SandboxContext;
+    /** The permissions of the API token a request authenticated with (unset for the platform's own credentials). */
+    tokenPermissions?: readonly Permission[];
     /** The scheme a 401 asks for in `WWW-Authenticate` (`Bearer` on AgentAuth operations; Basic otherwise). */
     authScheme: 'Basic' | 'Bearer';
     /** The error code and first field at fault of an error answer (for the request log). */

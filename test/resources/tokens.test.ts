@@ -58,6 +58,21 @@ describe('API tokens', () => {
     expect(quote.status).toBe(400);
   });
 
+  it('a MANAGE token mints tokens with what it holds, never more (no way from MANAGE to TRANSACT)', async () => {
+    const api = await s.api.newPlatform();
+    const made = await api.post('/tokens', { name: 'admin', permissions: ['MANAGE', 'VIEW'] });
+    const admin = api.as(made.body.clientId, made.body.clientSecret);
+    const escalate = await admin.post('/tokens', { name: 'payer', permissions: ['VIEW', 'TRANSACT'] }, { unchecked: true });
+    expect(escalate.status).toBe(403);
+    expect(escalate.body).toMatchObject({ code: 'FORBIDDEN', details: { permissions: ['TRANSACT'] } });
+    expect(escalate.body.message).toContain('TRANSACT');
+    expect((await api.get('/tokens')).body.data).toHaveLength(1);
+    const viewer = await admin.post('/tokens', { name: 'viewer', permissions: ['VIEW'] });
+    expect(viewer.status).toBe(201);
+    // The platform's own credentials hold every permission.
+    expect((await api.post('/tokens', { name: 'payer', permissions: ['TRANSACT'] })).status).toBe(201);
+  });
+
   it('refuses a wrong secret, another platform\'s token, and bad input', async () => {
     const api = await s.api.newPlatform();
     const other = await s.api.newPlatform();

@@ -35,7 +35,14 @@ const present = (row: ApiTokenRow): ApiTokenView => ({
 });
 
 /** `POST /tokens`: a new token; the answer carries the client secret, which is never shown again. */
-export function createToken(ctx: SandboxContext, platform: Platform, request: ApiTokenCreateRequest): ApiTokenView {
+export function createToken(ctx: SandboxContext, platform: Platform, request: ApiTokenCreateRequest, callerPermissions?: readonly Permission[]): ApiTokenView {
+  // A token may mint tokens (MANAGE) but not with more than it holds itself: no way from a MANAGE-only token to TRANSACT.
+  const beyond = callerPermissions ? [...new Set(request.permissions)].filter((p) => !callerPermissions.includes(p as Permission)) : [];
+  if (beyond.length > 0) {
+    throw new ApiError(403, ErrorCode.FORBIDDEN, `An API token cannot create a token with permissions it does not hold itself: ${beyond.join(', ')}.`, {
+      permissions: beyond,
+    });
+  }
   const now = ctx.clock.iso();
   const id = ctx.ids.next('Token');
   // A secret must be unpredictable, so it comes from the CSPRNG rather than the injected id source.
@@ -100,6 +107,7 @@ export function authenticateApiToken(
   clientSecret: string,
   request: { method: string; path: string },
   platformById: (id: string) => Platform | undefined,
+  onGranted?: (permissions: readonly Permission[]) => void,
 ): Platform | undefined {
   const row = repoOf(ctx).byClientId(clientId);
   const ok = timingSafeEqual(row ? row.secret_hash : NO_TOKEN_HASH, hashOf(clientSecret));
@@ -113,6 +121,7 @@ export function authenticateApiToken(
       requiredPermission: needed,
     });
   }
+  onGranted?.(granted);
   return platform;
 }
 
