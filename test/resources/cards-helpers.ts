@@ -21,14 +21,15 @@ export async function cardholder(root: Api, sandbox: RunningSandbox, fund = 1_00
 
 /**
  * A second USD account of the customer. The internal-accounts area provisions one account per
- * currency and has no endpoint for more, so the multi-source tests add one through its repo.
+ * currency and has no endpoint for more, so the multi-source tests add one through its repo
+ * (INTERNAL_CRYPTO by default: an EMBEDDED_WALLET funds a card only with an ACTIVE delegated key).
  */
 export function extraUsdAccount(
   sandbox: RunningSandbox,
   platformId: string,
   customerId: string,
   id = sandbox.context.ids.next('InternalAccount'),
-  type: 'EMBEDDED_WALLET' | 'INTERNAL_CRYPTO' = 'EMBEDDED_WALLET',
+  type: 'EMBEDDED_WALLET' | 'INTERNAL_CRYPTO' = 'INTERNAL_CRYPTO',
 ): string {
   const now = sandbox.context.clock.iso();
   internalAccountRepo(sandbox.context).insert({

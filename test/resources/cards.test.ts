@@ -107,7 +107,7 @@ describe('cards: issuance checks', () => {
     await ineligible(newCard(customer.id, [elsewhere.usd]), api);
     const base = s.sandbox.context.ids.next('InternalAccount').slice(0, -3);
     await ineligible(newCard(customer.id, [extraUsdAccount(s.sandbox, platformId, customer.id, `${base}002`)]), api);
-    await ineligible(newCard(customer.id, [extraUsdAccount(s.sandbox, platformId, customer.id, `${base}003`, 'INTERNAL_CRYPTO')]), api);
+    await ineligible(newCard(customer.id, [extraUsdAccount(s.sandbox, platformId, customer.id, `${base}003`, 'EMBEDDED_WALLET')]), api);
     expect((await api.get('/cards')).body.data).toEqual([]);
   });
 

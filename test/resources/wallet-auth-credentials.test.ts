@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { useSandbox } from '../helpers/sandbox.js';
 import { emailOtpLogin, encryptOtp, signed, stampWith, walletCustomer } from '../helpers/wallet-client.js';
 import { SoftwareAuthenticator } from '../helpers/webauthn-authenticator.js';
+import { activeCard, auth, simulate } from './cards-helpers.js';
 
 const s = useSandbox();
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
@@ -234,11 +235,25 @@ describe('revoke, export, privacy, delegated keys', () => {
     expect((await api.patch('/internal-accounts/InternalAccount:00000000-0000-7000-8000-000000000000', { privateEnabled: true })).status).toBe(404);
   });
 
-  it('delegated key: three legs, PENDING when abandoned, one ACTIVE per funding source, revoke', async () => {
+  it('delegated key: three legs, PENDING when abandoned, one ACTIVE per funding source, revoke; the wallet funds its card only while one is ACTIVE', async () => {
     const api = await s.api.newPlatform();
-    const { wallet } = await walletCustomer(api);
+    const { customer, wallet } = await walletCustomer(api);
     const { key } = await emailOtpLogin(api, wallet.id);
-    const body = { cardId: 'Card:019542f5-b3e7-1d02-0000-000000000010', internalAccountId: wallet.id, nickname: 'Card payments key' };
+    expect((await api.post(`/sandbox/internal-accounts/${wallet.id}/fund`, { amount: 50_00 })).status).toBe(200);
+    const card = await activeCard(api, customer.id, [wallet.id]);
+    const spend = () => simulate(api, card.id, 'authorization', auth(5_00, 'BLUE BOTTLE COFFEE SF', 'USDB'));
+    // openapi POST /cards: until an ACTIVE delegated key exists, decisioning cannot use the wallet.
+    expect(await spend()).toMatchObject({ outcome: 'DECLINED' });
+
+    // The card must be the platform's and list the wallet among its funding sources.
+    const missingCard = await api.post('/auth/delegated-keys', { cardId: 'Card:019542f5-b3e7-1d02-0000-000000000010', internalAccountId: wallet.id, nickname: 'k' });
+    expect(missingCard.status).toBe(404);
+    const other = await activeCard(api, customer.id, [(await api.get(`/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}`)).body.data.find((a: { type: string; balance: { currency: { code: string } } }) => a.type !== 'EMBEDDED_WALLET' && a.balance.currency.code === 'USD').id]);
+    const notASource = await api.post('/auth/delegated-keys', { cardId: other.id, internalAccountId: wallet.id, nickname: 'k' });
+    expect(notASource.status).toBe(404);
+    expect(notASource.body.message).toContain('fundingSources');
+
+    const body = { cardId: card.id, internalAccountId: wallet.id, nickname: 'Card payments key' };
     const leg = async (headers?: Record<string, string>) => api.post('/auth/delegated-keys', body, headers ? { headers } : {});
     const one = await leg();
     expect(one.status).toBe(202);
@@ -254,8 +269,13 @@ describe('revoke, export, privacy, delegated keys', () => {
     expect((await api.get(`/auth/delegated-keys/${three.body.id}`)).body.status).toBe('ACTIVE');
     expect((await api.get(`/auth/delegated-keys?fundingSourceId=${encodeURIComponent(three.body.fundingSourceId)}`)).body.data).toHaveLength(1);
     expect((await api.get('/auth/delegated-keys')).status).toBe(400);
+    const approved = await spend();
+    expect(approved).toMatchObject({ outcome: 'APPROVED' });
+    expect((await api.get(`/transactions/${approved.cardTransactionId}`)).body.accountId).toBe(wallet.id);
     expect((await api.delete(`/auth/delegated-keys/${three.body.id}`)).status).toBe(204);
     expect((await api.delete(`/auth/delegated-keys/${three.body.id}`)).status).toBe(400);
+    // Revoked: the wallet stops funding the card.
+    expect(await spend()).toMatchObject({ outcome: 'DECLINED' });
     expect((await leg()).status).toBe(202);
   });
 });

@@ -15,7 +15,7 @@ import {
   type DecisionRule,
 } from '../../sandbox/card-rules.js';
 import { getCustomer, type CustomerRecord } from '../customers/index.js';
-import { internalAccountRepo } from '../internal-accounts/index.js';
+import { internalAccountRepo, type InternalAccountRow } from '../internal-accounts/index.js';
 import { bucketOf, ledgerBalance, move, worldAccount } from '../ledger/index.js';
 import type { Platform } from '../platform/index.js';
 import { recordTransaction, updateTransaction } from '../transactions/index.js';
@@ -297,7 +297,8 @@ export function updateCard(ctx: SandboxContext, platform: Platform, cardId: stri
     checkLimitsSupported(cardSettings(ctx, platform.id), input);
     let sourcesChanged = false;
     if (input.fundingSources !== undefined) {
-      // Embedded-wallet sources are accepted without the signed-retry flow until the wallet work lands.
+      // An embedded-wallet source is bound here; it funds authorisations once the cardholder has
+      // made an ACTIVE delegated key for it (POST /auth/delegated-keys, the wallet's guard).
       checkFundingSources(ctx, platform.id, row.cardholder_id, input.fundingSources, row.currency);
       row.funding_sources = JSON.stringify(input.fundingSources);
       sourcesChanged = true;
@@ -434,20 +435,41 @@ function transactableCard(ctx: SandboxContext, platformId: string, cardId: strin
 
 const utcDay = (ctx: SandboxContext) => ctx.clock.iso().slice(0, 10);
 
+/**
+ * A check another area puts in front of card funding: whether `account` may fund `cardId` now.
+ * The embedded wallet registers one (a wallet source needs an ACTIVE delegated key for that
+ * card funding source, openapi `POST /cards`); decisioning skips a source any guard refuses.
+ */
+export type FundingSourceGuard = (ctx: SandboxContext, platformId: string, cardId: string, account: InternalAccountRow) => boolean;
+const fundingSourceGuards: FundingSourceGuard[] = [];
+
+/** Registers a {@link FundingSourceGuard} (at module load of the area that owns the rule). */
+export function registerFundingSourceGuard(guard: FundingSourceGuard): void {
+  fundingSourceGuards.push(guard);
+}
+
+/** The internal account `id` if it can fund the card now: ACTIVE and let through by every guard. */
+function usableSource(ctx: SandboxContext, card: CardRow, id: string): InternalAccountRow | undefined {
+  const account = internalAccountRepo(ctx).byId(card.platform_id, id);
+  if (account?.status !== 'ACTIVE') return undefined;
+  return fundingSourceGuards.every((guard) => guard(ctx, card.platform_id, card.id, account)) ? account : undefined;
+}
+
 /** Result of decisioning: the funding source chosen, or why it was declined. */
 type Decision = { approved: true; accountId: string } | { approved: false; reason: string };
 
 /**
  * Authorisation decisioning (API.md "Cards"): state (FROZEN declines), the descriptor suffix,
  * the card's limits on the sandbox clock's UTC day (SERVICE programs), then the funding sources
- * in priority order: the first ACTIVE one whose available balance covers the amount wins.
+ * in priority order: the first ACTIVE one (an embedded wallet only with an ACTIVE delegated key)
+ * whose available balance covers the amount wins.
  */
 function decide(ctx: SandboxContext, card: CardRow, amount: number, rule: DecisionRule, debit: boolean, countsTransaction: boolean): Decision {
   if (card.state === 'FROZEN' || rule.declineReason === 'CARD_PAUSED') return { approved: false, reason: 'CARD_PAUSED' };
   if (rule.declineReason) return { approved: false, reason: rule.declineReason };
   const sources = JSON.parse(card.funding_sources) as string[];
   if (!debit) {
-    const first = sources.find((id) => internalAccountRepo(ctx).byId(card.platform_id, id)?.status === 'ACTIVE');
+    const first = sources.find((id) => usableSource(ctx, card, id) !== undefined);
     return first ? { approved: true, accountId: first } : { approved: false, reason: 'FUNDING_SOURCE_UNAVAILABLE' };
   }
   if (cardSettings(ctx, card.platform_id).authorizationDecisions === 'SERVICE') {
@@ -459,8 +481,7 @@ function decide(ctx: SandboxContext, card: CardRow, amount: number, rule: Decisi
     }
   }
   for (const id of sources) {
-    const account = internalAccountRepo(ctx).byId(card.platform_id, id);
-    if (account?.status === 'ACTIVE' && ledgerBalance(ctx, id) >= amount) return { approved: true, accountId: id };
+    if (usableSource(ctx, card, id) && ledgerBalance(ctx, id) >= amount) return { approved: true, accountId: id };
   }
   return { approved: false, reason: 'INSUFFICIENT_FUNDS' };
 }

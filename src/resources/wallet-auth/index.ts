@@ -1,7 +1,11 @@
 import type { Area } from '../area.js';
 import { walletAuthMigrations } from './repo.js';
 import { handlers } from './routes.js';
-import { removePlatformWalletAuth } from './service.js';
+import { registerFundingSourceGuard } from '../cards/index.js';
+import { removePlatformWalletAuth, walletFundsCard } from './service.js';
+
+// A card funded by an embedded wallet spends from it only through an ACTIVE delegated key.
+registerFundingSourceGuard(walletFundsCard);
 
 export { authorizeWalletPayment, guardCustomerContactChange, walletAccount, walletPaymentInstructions } from './service.js';
 export { checkStamp, issueSignedRequest, pendingRequest, signedHeadersOf, signedStep, WalletSignatureCode } from './signed-retry.js';

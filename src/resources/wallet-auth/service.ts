@@ -10,6 +10,7 @@ import { checkOidcClaims, checkOidcVerify, decodeOidcToken, OidcError, type Oidc
 import { verifyAssertion, verifyRegistration, WebAuthnError } from '../../crypto/webauthn.js';
 import { OIDC_IAT_SKEW_SECONDS, OIDC_MAX_AGE_SECONDS, supportedOidcIssuers } from '../../sandbox/oidc-issuers.js';
 import { walletRules } from '../../sandbox/wallet-rules.js';
+import { findCardForPlatform } from '../cards/index.js';
 import { getCustomer } from '../customers/index.js';
 import { internalAccountRepo, presentInternalAccount, type InternalAccountRow } from '../internal-accounts/index.js';
 import type { Platform } from '../platform/index.js';
@@ -678,13 +679,29 @@ export function presentDelegatedKey(row: DelegatedKeyRow): Record<string, unknow
 }
 
 /**
+ * Whether an embedded wallet may fund the card now: it needs an ACTIVE delegated key for that
+ * card funding source (openapi `POST /cards`: until one exists, Authorization Decisioning cannot
+ * use it). Other accounts are not the wallet's business. Registered with the cards area.
+ */
+export function walletFundsCard(ctx: SandboxContext, platformId: string, cardId: string, account: InternalAccountRow): boolean {
+  if (account.type !== 'EMBEDDED_WALLET') return true;
+  return repoOf(ctx).activeDelegatedKey(platformId, fundingSourceOf(cardId, account.id)) !== undefined;
+}
+
+/**
  * `POST /auth/delegated-keys`: three legs. Leg 1 generates the key (202); leg 2 creates the
  * signer identity, the key `PENDING` (202); leg 3 grants the policy, the key `ACTIVE` (201). The
- * same body on every leg. Until cards exist, any card id is accepted and the funding source id
- * is derived from the (card, account) pair.
+ * same body on every leg. The card must be the platform's and list the wallet among its
+ * `fundingSources` (404 otherwise, as the contract's 404 names: card, card funding source or
+ * wallet not found); the funding source id is derived from the (card, account) pair.
  */
 export function createDelegatedKey(ctx: SandboxContext, platform: Platform, body: { cardId: string; internalAccountId: string; nickname: string }, headers: SignedHeaders): Outcome {
   const account = walletAccount(ctx, platform, body.internalAccountId);
+  const card = findCardForPlatform(ctx, platform.id, body.cardId);
+  if (!card) throw notFound('REFERENCE_NOT_FOUND', `Card ${body.cardId} not found.`);
+  if (!(card.fundingSources as string[]).includes(account.id)) {
+    throw notFound('REFERENCE_NOT_FOUND', `Card ${body.cardId} has no funding source on ${account.id}: add the wallet to the card's fundingSources (PATCH /cards/{id}) first.`);
+  }
   const enclave = enclaveOf(ctx, platform);
   const fundingSourceId = fundingSourceOf(body.cardId, account.id);
   const repo = repoOf(ctx);
