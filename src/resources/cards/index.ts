@@ -4,7 +4,8 @@ import { handlers, revealFrameRoutes } from './routes.js';
 import { ACTIVATE_CARD_JOB, CONFIRM_PULL_JOB, activateLater, confirmPull, removePlatformCards } from './service.js';
 
 export { cardControlRoutes } from './routes.js';
-export { cardSettings, findCardForPlatform, registerFundingSourceGuard, type FundingSourceGuard, getCard, getCardForPlatform, presentCard, updateCardSettings } from './service.js';
+export { registerFundingSourceGuard, type FundingSourceGuard } from './guards.js';
+export { cardSettings, findCardForPlatform, getCard, getCardForPlatform, presentCard, updateCardSettings } from './service.js';
 export type { CardSettings } from './service.js';
 export type { CardRow } from './repo.js';
 

@@ -19,6 +19,7 @@ import { internalAccountRepo, type InternalAccountRow } from '../internal-accoun
 import { bucketOf, ledgerBalance, move, worldAccount } from '../ledger/index.js';
 import type { Platform } from '../platform/index.js';
 import { recordTransaction, updateTransaction } from '../transactions/index.js';
+import { fundingSourceGuards } from './guards.js';
 import { CardRepo, type CardFilter, type CardRow, type CardTransactionRow, type SimulationRow } from './repo.js';
 import type { CardCreateRequest, CardSettingsUpdate, CardUpdateRequest, ListCardsQuery, SimulateAuthorizationRequest } from './schemas.js';
 
@@ -434,19 +435,6 @@ function transactableCard(ctx: SandboxContext, platformId: string, cardId: strin
 }
 
 const utcDay = (ctx: SandboxContext) => ctx.clock.iso().slice(0, 10);
-
-/**
- * A check another area puts in front of card funding: whether `account` may fund `cardId` now.
- * The embedded wallet registers one (a wallet source needs an ACTIVE delegated key for that
- * card funding source, openapi `POST /cards`); decisioning skips a source any guard refuses.
- */
-export type FundingSourceGuard = (ctx: SandboxContext, platformId: string, cardId: string, account: InternalAccountRow) => boolean;
-const fundingSourceGuards: FundingSourceGuard[] = [];
-
-/** Registers a {@link FundingSourceGuard} (at module load of the area that owns the rule). */
-export function registerFundingSourceGuard(guard: FundingSourceGuard): void {
-  fundingSourceGuards.push(guard);
-}
 
 /** The internal account `id` if it can fund the card now: ACTIVE and let through by every guard. */
 function usableSource(ctx: SandboxContext, card: CardRow, id: string): InternalAccountRow | undefined {

@@ -1,7 +1,7 @@
 import type { Area } from '../area.js';
 import { walletAuthMigrations } from './repo.js';
 import { handlers } from './routes.js';
-import { registerFundingSourceGuard } from '../cards/index.js';
+import { registerFundingSourceGuard } from '../cards/guards.js';
 import { removePlatformWalletAuth, walletFundsCard } from './service.js';
 
 // A card funded by an embedded wallet spends from it only through an ACTIVE delegated key.
