@@ -392,7 +392,7 @@ class World {
   }
   card(): Promise<string> {
     return this.once('card', async () => (await this.ok(this.api.post('/cards', {
-      cardholderId: (await this.customer()).id, form: 'VIRTUAL', fundingSources: [await this.usd()], platformCardId: unique('card'),
+      cardholderId: (await this.customer()).id, form: 'VIRTUAL', fundingSources: [await this.usd()], platformCardId: `${unique('card')}-123`,
     }), 'card')).id);
   }
   /** A card transaction in the state the message needs: authorized, settled (for a return) or refunded (for a return reversal). */
