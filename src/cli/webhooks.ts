@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import type { AttemptResult as DeliveryAttemptResult } from '../events/delivery.js';
 import type { DeliveryView } from '../resources/webhooks/service.js';
 import { call, CliError, clientOf, clientOptions, originOf, withClientOptions, type ClientOptions } from './client.js';
+import { readSse, type SseMessage } from '../client/sse.js';
 import { withExamples } from './help.js';
 
 // The control plane's wire shapes, shared with the server (types only: nothing is loaded).
@@ -39,39 +40,6 @@ function query(params: Record<string, unknown>): string {
   for (const [key, value] of Object.entries(params)) if (value !== undefined) search.set(key, String(value));
   const text = search.toString();
   return text ? `?${text}` : '';
-}
-
-/** One server-sent message. */
-interface SseMessage {
-  event: string;
-  id: string | undefined;
-  data: string;
-}
-
-/** Reads one SSE response until it ends; resolves when the stream closes (the sandbox stopped). */
-async function readSse(response: Response, onMessage: (message: SseMessage) => void | Promise<void>): Promise<void> {
-  const decoder = new TextDecoder();
-  let buffer = '';
-  const reader = response.body!.getReader();
-  for (;;) {
-    let chunk: { done: boolean; value?: Uint8Array };
-    try {
-      chunk = await reader.read();
-    } catch {
-      return;
-    }
-    if (chunk.done) return;
-    buffer += decoder.decode(chunk.value, { stream: true });
-    let end: number;
-    while ((end = buffer.indexOf('\n\n')) >= 0) {
-      const message = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      const event = /^event: (.*)$/m.exec(message)?.[1];
-      const data = /^data: (.*)$/m.exec(message)?.[1];
-      if (!event || data === undefined) continue;
-      await onMessage({ event, id: /^id: (.*)$/m.exec(message)?.[1], data });
-    }
-  }
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

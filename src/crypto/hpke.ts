@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { Aes256Gcm, CipherSuite, DhkemP256HkdfSha256, HkdfSha256 } from '@hpke/core';
 import { encodeBase58Check } from './base58check.js';
+import { KeyCache } from './key-cache.js';
 import { compressPublicKey, KeyFormatError, parsePublicKey, publicKeyOf, toHex, uncompressPublicKey } from './keys.js';
 
 /**
@@ -66,24 +67,11 @@ const concat = (a: Uint8Array, b: Uint8Array) => {
 };
 
 type HpkeKey = Awaited<ReturnType<typeof suite.kem.importKey>>;
-type HpkeKeyPair = { privateKey: HpkeKey; publicKey: HpkeKey };
-/** How many keys each cache below keeps. */
-const RECIPIENT_CACHE_SIZE = 64;
 
-const publicCache = new Map<string, Promise<HpkeKey>>();
-
-/** A recipient's public key as a WebCrypto key, kept like {@link recipientKeys} (a platform's OTP target is sealed to at every login). */
-function recipientPublic(recipient: Uint8Array): Promise<HpkeKey> {
-  const id = toHex(recipient);
-  let key = publicCache.get(id);
-  if (!key) {
-    key = suite.kem.deserializePublicKey(recipient.slice().buffer as ArrayBuffer);
-    key.catch(() => publicCache.delete(id));
-    if (publicCache.size >= RECIPIENT_CACHE_SIZE) publicCache.delete(publicCache.keys().next().value!);
-    publicCache.set(id, key);
-  }
-  return key;
-}
+/** Recipient public keys as WebCrypto keys (a platform's OTP target is sealed to at every login). */
+const publicKeys = new KeyCache<Promise<HpkeKey>>(64);
+const recipientPublic = (recipient: Uint8Array): Promise<HpkeKey> =>
+  publicKeys.getAsync(toHex(recipient), () => suite.kem.deserializePublicKey(recipient.slice().buffer as ArrayBuffer));
 
 /** Seals `plaintext` to a P-256 public key (compressed or uncompressed bytes). */
 export async function hpkeSeal(recipientPublicKey: Uint8Array, plaintext: Uint8Array): Promise<HpkeSealed> {
@@ -94,31 +82,27 @@ export async function hpkeSeal(recipientPublicKey: Uint8Array, plaintext: Uint8A
   return { encappedPublic, ciphertext };
 }
 
+/** A recipient's uncompressed public key and its key pair as WebCrypto keys. */
+interface Recipient {
+  recipient: Uint8Array;
+  keyPair: { privateKey: HpkeKey; publicKey: HpkeKey };
+}
+
 /**
  * The recipient's key pair as WebCrypto keys, kept for the keys opened again and again (a
  * platform's OTP target key opens every login): importing an EC key costs more than the whole
  * decryption. Giving @hpke/core the public half too spares it deriving one (an export and an
- * import). Bounded; the oldest go first.
+ * import).
  */
-const recipientCache = new Map<string, { recipient: Uint8Array; keyPair: Promise<HpkeKeyPair> }>();
-
-function recipientKeys(secretKey: Uint8Array): { recipient: Uint8Array; keyPair: Promise<HpkeKeyPair> } {
-  const id = toHex(secretKey);
-  const cached = recipientCache.get(id);
-  if (cached) return cached;
-  const recipient = publicKeyOf(secretKey, false);
-  const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64url');
-  const jwk: Parameters<typeof suite.kem.importKey>[1] = { kty: 'EC', crv: 'P-256', d: b64(secretKey), x: b64(recipient.slice(1, 33)), y: b64(recipient.slice(33)) };
-  const keyPair = Promise.all([suite.kem.importKey('jwk', jwk, false), suite.kem.deserializePublicKey(recipient.slice().buffer as ArrayBuffer)]).then(
-    ([privateKey, publicKey]) => ({ privateKey, publicKey }),
-  );
-  // A key that cannot be imported is not kept (the next call tries again and fails the same way).
-  keyPair.catch(() => recipientCache.delete(id));
-  if (recipientCache.size >= RECIPIENT_CACHE_SIZE) recipientCache.delete(recipientCache.keys().next().value!);
-  const entry = { recipient, keyPair };
-  recipientCache.set(id, entry);
-  return entry;
-}
+const recipients = new KeyCache<Promise<Recipient>>(64);
+const recipientKeys = (secretKey: Uint8Array): Promise<Recipient> =>
+  recipients.getAsync(toHex(secretKey), async () => {
+    const recipient = publicKeyOf(secretKey, false);
+    const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64url');
+    const jwk: Parameters<typeof suite.kem.importKey>[1] = { kty: 'EC', crv: 'P-256', d: b64(secretKey), x: b64(recipient.slice(1, 33)), y: b64(recipient.slice(33)) };
+    const [privateKey, publicKey] = await Promise.all([suite.kem.importKey('jwk', jwk, false), recipientPublic(recipient)]);
+    return { recipient, keyPair: { privateKey, publicKey } };
+  });
 
 /**
  * Opens a sealed message with the recipient's 32-byte secret scalar. Throws {@link HpkeError}
@@ -135,10 +119,10 @@ export async function hpkeOpen(recipientSecretKey: Uint8Array, sealed: HpkeSeale
     throw new HpkeError(error instanceof KeyFormatError ? error.reason : 'encappedPublic is invalid');
   }
   if (sealed.ciphertext.length < 16) throw new HpkeError('ciphertext is shorter than the 16-byte AES-GCM tag');
-  const { recipient, keyPair } = recipientKeys(recipientSecretKey);
   try {
+    const { recipient, keyPair } = await recipientKeys(recipientSecretKey);
     const context = await suite.createRecipientContext({
-      recipientKey: await keyPair,
+      recipientKey: keyPair,
       enc: sealed.encappedPublic.slice().buffer as ArrayBuffer,
       info: HPKE_INFO,
     });

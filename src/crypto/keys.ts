@@ -1,4 +1,5 @@
 import { createECDH, createPrivateKey, createPublicKey, ECDH, type KeyObject } from 'node:crypto';
+import { KeyCache } from './key-cache.js';
 
 /**
  * P-256 key helpers shared by the wallet crypto modules: hex parsing with a reason on failure,
@@ -80,23 +81,17 @@ export function generateKeyPair(): { secretKey: Uint8Array; publicKey: Uint8Arra
 // DER SubjectPublicKeyInfo prefix of a compressed P-256 key (id-ecPublicKey, prime256v1, 33-byte BIT STRING).
 const SPKI_COMPRESSED_PREFIX = Buffer.from('3039301306072a8648ce3d020106082a8648ce3d030107032200', 'hex');
 
-const publicKeyObjects = new Map<string, KeyObject>();
-const PUBLIC_KEY_CACHE_SIZE = 1024;
+const publicKeyObjects = new KeyCache<KeyObject>(1024);
 
 /**
  * A node:crypto public KeyObject of a SEC1 P-256 key (either form). Kept for the keys that sign
- * again and again (a session key stamps every request of its session); bounded, oldest first out.
+ * again and again (a session key stamps every request of its session).
  */
 export function publicKeyObject(publicKey: Uint8Array): KeyObject {
   const compressed = publicKey.length === 33 ? publicKey : compressPublicKey(publicKey);
-  const id = toHex(compressed);
-  let key = publicKeyObjects.get(id);
-  if (!key) {
-    key = createPublicKey({ key: Buffer.concat([SPKI_COMPRESSED_PREFIX, compressed]), format: 'der', type: 'spki' });
-    if (publicKeyObjects.size >= PUBLIC_KEY_CACHE_SIZE) publicKeyObjects.delete(publicKeyObjects.keys().next().value!);
-    publicKeyObjects.set(id, key);
-  }
-  return key;
+  return publicKeyObjects.get(toHex(compressed), () =>
+    createPublicKey({ key: Buffer.concat([SPKI_COMPRESSED_PREFIX, compressed]), format: 'der', type: 'spki' }),
+  );
 }
 
 /** A node:crypto private KeyObject of a 32-byte secret scalar. */

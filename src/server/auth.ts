@@ -27,13 +27,15 @@ export const basicAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
     throw new ApiError(401, ErrorCode.UNAUTHORIZED, 'Missing credentials: send HTTP Basic with your client id and client secret.');
   }
   const platforms = platformService(c.get('ctx'));
-  const platform =
-    platforms.authenticate(credentials.clientId, credentials.clientSecret) ??
+  let platform = platforms.authenticate(credentials.clientId, credentials.clientSecret);
+  if (!platform) {
     // API tokens (`POST /tokens`) are further credentials of a platform, with their permissions enforced.
-    authenticateApiToken(c.get('ctx'), credentials.clientId, credentials.clientSecret, { method: c.req.method, path: apiPathOf(c.req.path) }, (id) =>
+    const token = authenticateApiToken(c.get('ctx'), credentials.clientId, credentials.clientSecret, { method: c.req.method, path: apiPathOf(c.req.path) }, (id) =>
       platforms.byId(id),
-      (granted) => c.set('tokenPermissions', granted),
     );
+    if (token) c.set('tokenPermissions', token.permissions);
+    platform = token?.platform;
+  }
   if (!platform) {
     throw new ApiError(401, ErrorCode.UNAUTHORIZED, 'Invalid client id or client secret.');
   }

@@ -3,6 +3,7 @@
  * platform's credentials, and the change stream (`GET /_sandbox/changes`). The UI never opens
  * the database.
  */
+import { readSse } from '../client/sse.js';
 
 /** A change as the control plane's change stream sends it (see src/sandbox/changes.ts). */
 export interface Change {
@@ -93,23 +94,10 @@ export class SandboxClient {
             signal: abort.signal,
           });
           if (!response.ok || !response.body) throw new Error(String(response.status));
-          const decoder = new TextDecoder();
-          const reader = response.body.getReader();
-          let buffer = '';
-          for (;;) {
-            const { done, value } = await reader.read();
-            if (done) break;
-            buffer += decoder.decode(value, { stream: true });
-            let end: number;
-            while ((end = buffer.indexOf('\n\n')) >= 0) {
-              const message = buffer.slice(0, end);
-              buffer = buffer.slice(end + 2);
-              const event = /^event: (.*)$/m.exec(message)?.[1];
-              const data = /^data: (.*)$/m.exec(message)?.[1];
-              if (event === 'ready') onStatus(true);
-              else if (event === 'change' && data) onChange(JSON.parse(data) as Change);
-            }
-          }
+          await readSse(response, ({ event, data }) => {
+            if (event === 'ready') onStatus(true);
+            else if (event === 'change') onChange(JSON.parse(data) as Change);
+          });
         } catch {
           // dropped or refused: retry below
         }

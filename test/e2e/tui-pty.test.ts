@@ -1,42 +1,24 @@
-import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
+import { bin, startCli } from '../helpers/cli.js';
 
 /**
  * Drives `service-sandbox ui` in a real pseudo-terminal (tmux, on a server of its own) against
  * a running sandbox: a customer created over HTTP appears, `a` approves it, and the status turns
  * APPROVED on screen and in the API.
  */
-const bin = fileURLToPath(new URL('../../bin/service-sandbox.js', import.meta.url));
 const tmuxPath = ['/usr/bin/tmux', '/usr/local/bin/tmux'].find((p) => existsSync(p));
 const socket = `sandbox-tui-${process.pid}-${randomUUID().slice(0, 8)}`;
 const session = 'ui';
-let sandbox: ChildProcessWithoutNullStreams | undefined;
 
 const tmux = (...args: string[]) => spawnSync(tmuxPath!, ['-L', socket, ...args], { encoding: 'utf8' });
 
+// The sandbox (started by startCli) is stopped after the test by the helper.
 afterAll(() => {
   if (tmuxPath) tmux('kill-server');
-  if (sandbox && sandbox.exitCode === null) sandbox.kill('SIGKILL');
 });
-
-function startSandbox(): Promise<string> {
-  const cwd = mkdtempSync(join(tmpdir(), 'service-sandbox-tui-'));
-  sandbox = spawn(process.execPath, [bin, '--port', '0', '--memory', '--quiet'], { cwd, env: { ...process.env, FORCE_COLOR: '0' } });
-  let out = '';
-  return new Promise((resolve, reject) => {
-    sandbox!.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /service-sandbox ready at (http:\/\/127\.0\.0\.1:\d+)\/2025-10-13/.exec(out);
-      if (match) resolve(match[1]!);
-    });
-    sandbox!.on('exit', (code) => reject(new Error(`sandbox exited ${code}`)));
-  });
-}
 
 /** Polls the pane until `pattern` shows (bounded), returning the screen. */
 async function screenShows(pattern: RegExp, timeoutMs = 30_000): Promise<string> {
@@ -54,7 +36,7 @@ async function screenShows(pattern: RegExp, timeoutMs = 30_000): Promise<string>
 
 describe.skipIf(!tmuxPath)('service-sandbox ui in a real terminal (tmux)', () => {
   it('a customer created over HTTP appears; a approves its KYC: APPROVED on screen and in the API', async () => {
-    const origin = await startSandbox();
+    const { origin } = await startCli();
     const admin = `Basic ${Buffer.from('sandbox-client-id:sandbox-client-secret').toString('base64')}`;
     const clientId = `tui-${randomUUID().slice(0, 8)}`;
     const clientSecret = `secret-${randomUUID()}`;

@@ -1,39 +1,10 @@
-import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
-
-// Runs the built CLI (`npm test` builds first) against a sandbox it starts itself.
-const bin = fileURLToPath(new URL('../../bin/service-sandbox.js', import.meta.url));
-const READY = /^service-sandbox ready at (http:\/\/127\.0\.0\.1:(\d+)\/2025-10-13)$/m;
-const children: ChildProcessWithoutNullStreams[] = [];
-afterAll(() => {
-  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
-});
-
-function start(): Promise<string> {
-  const child = spawn(process.execPath, [bin, '--port', '0', '--memory', '--quiet'], { cwd: mkdtempSync(join(tmpdir(), 'sbx-stablecoin-cli-')), env: { ...process.env, FORCE_COLOR: '0' } });
-  children.push(child);
-  let out = '';
-  return new Promise((resolve, reject) => {
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = READY.exec(out);
-      if (match) resolve(match[1]!);
-    });
-    child.on('exit', (code) => reject(new Error(`exited ${code}`)));
-  });
-}
-
-const run = (args: string[]) => spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', env: { ...process.env, FORCE_COLOR: '0' } });
+import { describe, expect, it } from 'vitest';
+import { runSync as run, startCli } from '../helpers/cli.js';
 
 describe('stablecoins CLI', () => {
   it('requests enablement and sets the operator status of a stablecoin', async () => {
-    const baseUrl = await start();
-    const origin = new URL(baseUrl).origin;
+    const { baseUrl, origin } = await startCli();
     const headers = {
       Authorization: `Basic ${Buffer.from('sandbox-client-id:sandbox-client-secret').toString('base64')}`,
       'Content-Type': 'application/json',

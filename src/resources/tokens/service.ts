@@ -96,8 +96,8 @@ export function deleteToken(ctx: SandboxContext, platform: Platform, tokenId: st
 }
 
 /**
- * HTTP Basic with an API token (`<token clientId>:<clientSecret>`): the token's platform, or
- * undefined if these are not a live token's credentials. The secret's hash is compared in
+ * HTTP Basic with an API token (`<token clientId>:<clientSecret>`): the token's platform and
+ * permissions, or undefined if these are not a live token's credentials. The secret's hash is compared in
  * constant time. A valid token without the permission the request needs is `403 FORBIDDEN`.
  * Read from the database on every request (no cache), so a deleted token fails at once.
  */
@@ -107,8 +107,7 @@ export function authenticateApiToken(
   clientSecret: string,
   request: { method: string; path: string },
   platformById: (id: string) => Platform | undefined,
-  onGranted?: (permissions: readonly Permission[]) => void,
-): Platform | undefined {
+): { platform: Platform; permissions: readonly Permission[] } | undefined {
   const row = repoOf(ctx).byClientId(clientId);
   const ok = timingSafeEqual(row ? row.secret_hash : NO_TOKEN_HASH, hashOf(clientSecret));
   if (!row || !ok) return undefined;
@@ -121,7 +120,6 @@ export function authenticateApiToken(
       requiredPermission: needed,
     });
   }
-  onGranted?.(granted);
-  return platform;
+  return { platform, permissions: granted };
 }
 

@@ -5,6 +5,7 @@ import { ApiError, ErrorCode, invalidInput, notFound } from '../../core/errors.j
 import type { SandboxContext } from '../../context.js';
 import { signBundle } from '../../crypto/bundle.js';
 import { HpkeError, hpkeOpen, hpkeSeal, sealSessionSigningKey } from '../../crypto/hpke.js';
+import { KeyCache } from '../../crypto/key-cache.js';
 import { compressPublicKey, fromHex, generateKeyPair, KeyFormatError, parsePublicKey, privateKeyObject, publicKeyOf, toHex } from '../../crypto/keys.js';
 import { checkOidcClaims, checkOidcVerify, decodeOidcToken, OidcError, type OidcCheckOptions } from '../../crypto/oidc.js';
 import { verifyAssertion, verifyRegistration, WebAuthnError } from '../../crypto/webauthn.js';
@@ -266,13 +267,9 @@ async function openOtpBundle(enclave: EnclaveRow, text: string): Promise<{ otpCo
   return { otpCode: attempt.otp_code, publicKey: attempt.public_key };
 }
 
-const enclaveKeys = new Map<string, KeyObject>();
+const enclaveKeys = new KeyCache<KeyObject>(256);
 /** The enclave signer as a node:crypto key (cached: importing it costs more than signing). */
-function enclaveKey(enclave: EnclaveRow): KeyObject {
-  let key = enclaveKeys.get(enclave.signer_secret);
-  if (!key) enclaveKeys.set(enclave.signer_secret, (key = privateKeyObject(fromHex(enclave.signer_secret))));
-  return key;
-}
+const enclaveKey = (enclave: EnclaveRow): KeyObject => enclaveKeys.get(enclave.signer_secret, () => privateKeyObject(fromHex(enclave.signer_secret)));
 
 /** A compact ES256 JWT signed by the enclave: the `verificationToken` bound to the client's key. */
 function verificationToken(enclave: EnclaveRow, claims: Record<string, unknown>): string {
