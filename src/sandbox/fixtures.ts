@@ -1,4 +1,4 @@
-import { parse as parseYaml } from 'yaml';
+import { load as parseYaml } from 'js-yaml';
 import type { SandboxContext } from '../context.js';
 import { platformService } from '../resources/platform/index.js';
 import { FIXTURE_HEADER, requestsStarted } from './changes.js';
