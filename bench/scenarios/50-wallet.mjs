@@ -6,7 +6,7 @@ import { api, AUTH, importSource } from '../run.mjs';
 
 const { hpkeSeal, fromHex, generateKeyPair, publicKeyOf, toHex, signStamp } = await importSource(['src/crypto/hpke.ts', 'src/crypto/keys.ts', 'src/crypto/stamp.ts']);
 
-const CONCURRENCY = 10;
+export const CONCURRENCY = 10;
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 /** One JSON call over a kept-alive connection (node:http: a fraction of fetch's client CPU, so the load generator is not the bottleneck). */
@@ -29,7 +29,8 @@ function call(baseUrl, method, path, body, headers = {}) {
   });
 }
 
-async function login(baseUrl, credentialId) {
+/** One full EMAIL_OTP login (challenge, verify, signed retry); returns the session key (hex secret). */
+export async function login(baseUrl, credentialId) {
   const challenge = await call(baseUrl, 'POST', `/auth/credentials/${credentialId}/challenge`, {});
   const target = JSON.parse(Buffer.from(JSON.parse(challenge.otpEncryptionTargetBundle).data, 'hex').toString()).targetPublic;
   const key = generateKeyPair();
@@ -42,7 +43,7 @@ async function login(baseUrl, credentialId) {
 }
 
 /** Runs `task` in CONCURRENCY loops for `seconds`; returns completions per second. */
-async function rate(seconds, task) {
+export async function rate(seconds, task) {
   const end = performance.now() + seconds * 1000;
   let done = 0;
   await Promise.all(
@@ -56,8 +57,8 @@ async function rate(seconds, task) {
   return done / seconds;
 }
 
-export async function run({ baseUrl, seconds }) {
-  // One wallet per client: each OTP issuance belongs to one credential.
+/** One funded wallet (and its customer's USD account and EMAIL_OTP credential) per client: each OTP issuance belongs to one credential. */
+export async function setupWallets(baseUrl) {
   const wallets = [];
   for (let i = 0; i < CONCURRENCY; i += 1) {
     const customer = await api(baseUrl, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Bench Wallet', email: `bench${i}@example.com`, currencies: ['USD', 'USDB'] });
@@ -68,12 +69,12 @@ export async function run({ baseUrl, seconds }) {
     await api(baseUrl, 'POST', `/sandbox/internal-accounts/${encodeURIComponent(wallet.id)}/fund`, { amount: 100_000_000_000 });
     wallets.push({ wallet, usd, credential });
   }
-  const logins = await rate(seconds, (i) => login(baseUrl, wallets[i].credential.id));
-  const secrets = await Promise.all(wallets.map((w) => login(baseUrl, w.credential.id)));
+  return wallets;
+}
 
-  // Quotes made beforehand; the timed part is the signed execute (stamp made by the client).
-  const perWorker = Math.ceil((600 * seconds) / CONCURRENCY);
-  const queues = await Promise.all(
+/** Quotes from each wallet to its USD account, made before the timed part: one queue per client. */
+export function prepareQuotes(baseUrl, wallets, perWorker) {
+  return Promise.all(
     wallets.map(async (w) => {
       const out = [];
       for (let n = 0; n < perWorker; n += 1) {
@@ -83,11 +84,25 @@ export async function run({ baseUrl, seconds }) {
       return out;
     }),
   );
+}
+
+/** One signed payout: the stamp (made here) over the quote's payloadToSign, then the execute. */
+export function execute(baseUrl, quote, secret) {
+  const stamp = signStamp(quote.paymentInstructions[1].accountOrWalletInfo.payloadToSign, secret);
+  return call(baseUrl, 'POST', `/quotes/${quote.id}/execute`, {}, { 'Service-Wallet-Signature': stamp });
+}
+
+export async function run({ baseUrl, seconds }) {
+  const wallets = await setupWallets(baseUrl);
+  const logins = await rate(seconds, (i) => login(baseUrl, wallets[i].credential.id));
+  const secrets = await Promise.all(wallets.map((w) => login(baseUrl, w.credential.id)));
+
+  // Quotes made beforehand; the timed part is the signed execute (stamp made by the client).
+  const queues = await prepareQuotes(baseUrl, wallets, Math.ceil((600 * seconds) / CONCURRENCY));
   const executes = await rate(seconds, async (i) => {
     const quote = queues[i].pop();
     if (!quote) return false;
-    const stamp = signStamp(quote.paymentInstructions[1].accountOrWalletInfo.payloadToSign, secrets[i]);
-    await call(baseUrl, 'POST', `/quotes/${quote.id}/execute`, {}, { 'Service-Wallet-Signature': stamp });
+    await execute(baseUrl, quote, secrets[i]);
   });
   return [
     { name: 'wallet EMAIL_OTP logins (3 calls each), 10 clients', value: logins, unit: 'logins/s', target: '>= 200 logins/s', ok: logins >= 200 },

@@ -1,0 +1,78 @@
+#!/usr/bin/env node
+// CPU per embedded-wallet login and per signed payout, server and client side, for comparing
+// changes on a shared machine where throughput swings. Starts a sandbox from a bundle
+// (default dist/cli.js; `--prof` uses .prof/dist from scripts/build-profile.mjs and writes a
+// V8 CPU profile to .prof/cpu), runs the bench/scenarios/50-wallet.mjs clients and reads the
+// server's utime+stime from /proc/<pid>/stat and the client's process.cpuUsage().
+//   node scripts/wallet-cpu.mjs [--prof] [--seconds 5] [--rounds 3] [--cold] [--logins-only]
+// (--cold: no one-second warm-up before the first round, as in the benchmark.)
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const args = process.argv.slice(2);
+const opt = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
+const prof = args.includes('--prof');
+const seconds = Number(opt('--seconds', 5));
+const rounds = Number(opt('--rounds', 3));
+const root = fileURLToPath(new URL('..', import.meta.url));
+const { setupWallets, login, rate, prepareQuotes, execute, CONCURRENCY } = await import('../bench/scenarios/50-wallet.mjs');
+const warm = !args.includes('--cold');
+
+const dir = mkdtempSync(join(tmpdir(), 'wallet-cpu-'));
+const entry = join(root, prof ? '.prof/dist/run.mjs' : 'bin/service-sandbox.js');
+const node = prof ? ['--cpu-prof', '--cpu-prof-dir', join(root, '.prof/cpu')] : [];
+const child = spawn(process.execPath, [...node, entry, '--port', '0', '--db', join(dir, 'w.db'), '--quiet'], { stdio: ['ignore', 'pipe', 'inherit'] });
+const baseUrl = await new Promise((resolve, reject) => {
+  let out = '';
+  child.stdout.on('data', (c) => {
+    out += c;
+    const m = /ready at (http:\/\/\S+)/.exec(out);
+    if (m) resolve(m[1]);
+  });
+  child.on('exit', (code) => reject(new Error(`sandbox exited ${code}`)));
+});
+
+const tick = 100; // USER_HZ
+const serverMs = () => {
+  const f = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return ((Number(f[11]) + Number(f[12])) * 1000) / tick;
+};
+const clientMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+async function measure(label, task) {
+  const s0 = serverMs();
+  const c0 = clientMs();
+  const t0 = performance.now();
+  const perSecond = await rate(seconds, task);
+  const wall = (performance.now() - t0) / 1000;
+  const n = perSecond * seconds;
+  const line = `${label}: ${perSecond.toFixed(0)}/s  server ${((serverMs() - s0) / n).toFixed(2)} ms  client ${((clientMs() - c0) / n).toFixed(2)} ms  (n=${n}, ${wall.toFixed(1)}s)`;
+  console.log(line);
+  return perSecond;
+}
+
+try {
+  const wallets = await setupWallets(baseUrl);
+  if (warm) await rate(1, (i) => login(baseUrl, wallets[i].credential.id));
+  for (let r = 0; r < rounds; r += 1) await measure('logins  ', (i) => login(baseUrl, wallets[i].credential.id));
+  if (!args.includes('--logins-only')) {
+    const secrets = await Promise.all(wallets.map((w) => login(baseUrl, w.credential.id)));
+    const queues = await prepareQuotes(baseUrl, wallets, Math.ceil((600 * seconds * rounds) / CONCURRENCY));
+    for (let r = 0; r < rounds; r += 1) {
+      await measure('executes', async (i) => {
+        const quote = queues[i].pop();
+        if (!quote) return false;
+        await execute(baseUrl, quote, secrets[i]);
+      });
+    }
+  }
+} finally {
+  child.kill('SIGINT');
+  await new Promise((resolve) => child.once('exit', resolve));
+  rmSync(dir, { recursive: true, force: true });
+}
