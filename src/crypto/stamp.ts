@@ -19,6 +19,8 @@ export interface Stamp {
   scheme: typeof STAMP_SCHEME;
   /** DER signature hex. */
   signature: string;
+  /** The public key's uncompressed SEC1 bytes (from the curve check). */
+  point: Uint8Array;
 }
 
 /** A stamp that cannot be read (`MALFORMED`) or does not verify (`INVALID`); `reason` names the check. */
@@ -49,14 +51,15 @@ export function parseStamp(header: string): Stamp {
     throw new StampError('MALFORMED', 'Stamp needs string publicKey, scheme and signature');
   }
   if (scheme !== STAMP_SCHEME) throw new StampError('MALFORMED', `Stamp scheme must be ${STAMP_SCHEME}`);
+  let point: Uint8Array;
   try {
-    parsePublicKey(publicKey, 'Stamp publicKey', 'compressed');
+    point = parsePublicKey(publicKey, 'Stamp publicKey', 'compressed').uncompressed;
     p256.Signature.fromBytes(fromHex(signature, 'Stamp signature'), 'der');
   } catch (error) {
     if (error instanceof KeyFormatError) throw new StampError('MALFORMED', error.reason);
     throw new StampError('MALFORMED', 'Stamp signature is not a DER ECDSA signature');
   }
-  return { publicKey: publicKey.toLowerCase(), scheme: STAMP_SCHEME, signature: signature.toLowerCase() };
+  return { publicKey: publicKey.toLowerCase(), scheme: STAMP_SCHEME, signature: signature.toLowerCase(), point };
 }
 
 /**
@@ -67,7 +70,7 @@ export function parseStamp(header: string): Stamp {
  */
 export function verifyStamp(stamp: Stamp, payload: string): boolean {
   try {
-    return verify('sha256', Buffer.from(payload, 'utf8'), publicKeyObject(fromHex(stamp.publicKey)), Buffer.from(stamp.signature, 'hex'));
+    return verify('sha256', Buffer.from(payload, 'utf8'), publicKeyObject(stamp.point), Buffer.from(stamp.signature, 'hex'));
   } catch {
     return false;
   }

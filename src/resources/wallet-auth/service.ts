@@ -6,7 +6,7 @@ import type { SandboxContext } from '../../context.js';
 import { signBundle } from '../../crypto/bundle.js';
 import { HpkeError, hpkeOpen, hpkeSeal, sealSessionSigningKey } from '../../crypto/hpke.js';
 import { KeyCache } from '../../crypto/key-cache.js';
-import { compressPublicKey, fromHex, generateKeyPair, KeyFormatError, parsePublicKey, privateKeyObject, publicKeyOf, toHex } from '../../crypto/keys.js';
+import { fromHex, generateKeyPair, KeyFormatError, parsePublicKey, privateKeyObject, publicKeyOf, toHex } from '../../crypto/keys.js';
 import { checkOidcClaims, checkOidcVerify, decodeOidcToken, OidcError, type OidcCheckOptions } from '../../crypto/oidc.js';
 import { verifyAssertion, verifyRegistration, WebAuthnError } from '../../crypto/webauthn.js';
 import { OIDC_IAT_SKEW_SECONDS, OIDC_MAX_AGE_SECONDS, supportedOidcIssuers } from '../../sandbox/oidc-issuers.js';
@@ -167,10 +167,10 @@ export function challengeCredential(ctx: SandboxContext, platform: Platform, id:
 }
 
 /** A client key of a verify/refresh request, checked to be a P-256 point. */
-function clientKey(hex: string, field = 'clientPublicKey'): { hex: string; bytes: Uint8Array; legacy: boolean } {
+function clientKey(hex: string, field = 'clientPublicKey'): { hex: string; bytes: Uint8Array; compressed: Uint8Array; legacy: boolean } {
   try {
     const parsed = parsePublicKey(hex, field);
-    return { hex, bytes: parsed.bytes, legacy: parsed.form === 'uncompressed' };
+    return { hex, bytes: parsed.bytes, compressed: parsed.compressed, legacy: parsed.form === 'uncompressed' };
   } catch (error) {
     const reason = (error as KeyFormatError).reason;
     throw new ApiError(400, ErrorCode.INVALID_INPUT, reason, { reason, errors: [{ field, message: reason }] });
@@ -299,7 +299,7 @@ export async function verifyCredential(ctx: SandboxContext, platform: Platform, 
     // sandbox-rules.md: the OTP is fixed at 000000; any other decrypted code is 401 "Invalid OTP code".
     if (attempt.otpCode !== walletRules.otpCode) throw unauthorized('UNAUTHORIZED', 'Invalid OTP code');
     const tek = clientKey(attempt.publicKey, 'encryptedOtpBundle.public_key');
-    const signer = toHex(compressPublicKey(tek.bytes));
+    const signer = toHex(tek.compressed);
     return ctx.tx(() => {
       const now = Math.floor(ctx.clock.now() / 1000);
       const token = verificationToken(enclave, { id: ctx.ids.uuid(), sub: credential.id, public_key: signer, iat: now, exp: now + walletRules.pendingRequestSeconds });
