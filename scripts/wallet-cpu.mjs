@@ -61,13 +61,13 @@ try {
   if (warm) await rate(1, (i) => login(baseUrl, wallets[i].credential.id));
   for (let r = 0; r < rounds; r += 1) await measure('logins  ', (i) => login(baseUrl, wallets[i].credential.id));
   if (!args.includes('--logins-only')) {
-    const secrets = await Promise.all(wallets.map((w) => login(baseUrl, w.credential.id)));
+    const keys = await Promise.all(wallets.map((w) => login(baseUrl, w.credential.id)));
     const queues = await prepareQuotes(baseUrl, wallets, Math.ceil((600 * seconds * rounds) / CONCURRENCY));
     for (let r = 0; r < rounds; r += 1) {
       await measure('executes', async (i) => {
         const quote = queues[i].pop();
         if (!quote) return false;
-        await execute(baseUrl, quote, secrets[i]);
+        await execute(baseUrl, quote, keys[i]);
       });
     }
   }

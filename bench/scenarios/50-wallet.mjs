@@ -4,7 +4,7 @@
 import http from 'node:http';
 import { api, AUTH, importSource } from '../run.mjs';
 
-const { hpkeSeal, fromHex, generateKeyPair, publicKeyOf, toHex, signStamp } = await importSource(['src/crypto/hpke.ts', 'src/crypto/keys.ts', 'src/crypto/stamp.ts']);
+const { hpkeSeal, fromHex, generateSigningKey, toHex, stampWith } = await importSource(['src/crypto/hpke.ts', 'src/crypto/keys.ts', 'src/crypto/stamp.ts']);
 
 export const CONCURRENCY = 10;
 
@@ -29,17 +29,20 @@ function call(baseUrl, method, path, body, headers = {}) {
   });
 }
 
-/** One full EMAIL_OTP login (challenge, verify, signed retry); returns the session key (hex secret). */
+/**
+ * One full EMAIL_OTP login (challenge, verify, signed retry); returns the session key. The client
+ * makes a fresh key per login, as @turnkey/crypto's generateP256KeyPair does, and keeps it as a
+ * node:crypto KeyObject for its stamps: the wire bytes are what ApiKeyStamper sends.
+ */
 export async function login(baseUrl, credentialId) {
   const challenge = await call(baseUrl, 'POST', `/auth/credentials/${credentialId}/challenge`, {});
   const target = JSON.parse(Buffer.from(JSON.parse(challenge.otpEncryptionTargetBundle).data, 'hex').toString()).targetPublic;
-  const key = generateKeyPair();
-  const sealed = await hpkeSeal(fromHex(target), new TextEncoder().encode(JSON.stringify({ otp_code: '000000', public_key: toHex(publicKeyOf(key.secretKey, false)) })));
+  const key = generateSigningKey();
+  const sealed = await hpkeSeal(fromHex(target), new TextEncoder().encode(JSON.stringify({ otp_code: '000000', public_key: toHex(key.publicKeyUncompressed) })));
   const body = { type: 'EMAIL_OTP', encryptedOtpBundle: JSON.stringify({ encappedPublic: toHex(sealed.encappedPublic), ciphertext: toHex(sealed.ciphertext) }) };
   const first = await call(baseUrl, 'POST', `/auth/credentials/${credentialId}/verify`, body);
-  const secret = toHex(key.secretKey);
-  await call(baseUrl, 'POST', `/auth/credentials/${credentialId}/verify`, body, { 'Service-Wallet-Signature': signStamp(first.payloadToSign, secret), 'Request-Id': first.requestId });
-  return secret;
+  await call(baseUrl, 'POST', `/auth/credentials/${credentialId}/verify`, body, { 'Service-Wallet-Signature': stampWith(first.payloadToSign, key), 'Request-Id': first.requestId });
+  return key;
 }
 
 /** Runs `task` in CONCURRENCY loops for `seconds`; returns completions per second. */
@@ -87,22 +90,22 @@ export function prepareQuotes(baseUrl, wallets, perWorker) {
 }
 
 /** One signed payout: the stamp (made here) over the quote's payloadToSign, then the execute. */
-export function execute(baseUrl, quote, secret) {
-  const stamp = signStamp(quote.paymentInstructions[1].accountOrWalletInfo.payloadToSign, secret);
+export function execute(baseUrl, quote, key) {
+  const stamp = stampWith(quote.paymentInstructions[1].accountOrWalletInfo.payloadToSign, key);
   return call(baseUrl, 'POST', `/quotes/${quote.id}/execute`, {}, { 'Service-Wallet-Signature': stamp });
 }
 
 export async function run({ baseUrl, seconds }) {
   const wallets = await setupWallets(baseUrl);
   const logins = await rate(seconds, (i) => login(baseUrl, wallets[i].credential.id));
-  const secrets = await Promise.all(wallets.map((w) => login(baseUrl, w.credential.id)));
+  const keys = await Promise.all(wallets.map((w) => login(baseUrl, w.credential.id)));
 
   // Quotes made beforehand; the timed part is the signed execute (stamp made by the client).
   const queues = await prepareQuotes(baseUrl, wallets, Math.ceil((600 * seconds) / CONCURRENCY));
   const executes = await rate(seconds, async (i) => {
     const quote = queues[i].pop();
     if (!quote) return false;
-    await execute(baseUrl, quote, secrets[i]);
+    await execute(baseUrl, quote, keys[i]);
   });
   return [
     { name: 'wallet EMAIL_OTP logins (3 calls each), 10 clients', value: logins, unit: 'logins/s', target: '>= 200 logins/s', ok: logins >= 200 },

@@ -81,11 +81,15 @@ export function publicKeyOf(secretKey: Uint8Array, compressed = true): Uint8Arra
 export function generateKeyPair(): { secretKey: Uint8Array; publicKey: Uint8Array } {
   const ecdh = createECDH('prime256v1');
   ecdh.generateKeys();
-  // OpenSSL drops leading zero bytes of the scalar; keys are always 32 bytes here.
+  return { secretKey: secretOf(ecdh), publicKey: new Uint8Array(ecdh.getPublicKey(null, 'compressed')) };
+}
+
+/** The 32-byte secret scalar of an ECDH object (OpenSSL drops leading zero bytes; keys are always 32 bytes here). */
+function secretOf(ecdh: ECDH): Uint8Array {
   const secretKey = new Uint8Array(32);
   const raw = ecdh.getPrivateKey();
   secretKey.set(raw, 32 - raw.length);
-  return { secretKey, publicKey: new Uint8Array(ecdh.getPublicKey(null, 'compressed')) };
+  return secretKey;
 }
 
 const publicKeyObjects = new KeyCache<KeyObject>(1024);
@@ -104,8 +108,37 @@ export function publicKeyObject(publicKey: Uint8Array): KeyObject {
   );
 }
 
-/** A node:crypto private KeyObject of a 32-byte secret scalar. */
-export function privateKeyObject(secretKey: Uint8Array): KeyObject {
-  const point = publicKeyOf(secretKey, false);
-  return createPrivateKey({ key: { kty: 'EC', crv: 'P-256', d: b64url(secretKey), x: b64url(point.subarray(1, 33)), y: b64url(point.subarray(33)) }, format: 'jwk' });
+/** A P-256 key that signs: its secret scalar, both public encodings and its node:crypto private KeyObject. */
+export interface SigningKey {
+  secretKey: Uint8Array;
+  /** Compressed SEC1 (33 bytes), the form a stamp names. */
+  publicKey: Uint8Array;
+  /** Uncompressed SEC1 (65 bytes). */
+  publicKeyUncompressed: Uint8Array;
+  keyObject: KeyObject;
 }
+
+/** The signing key of an ECDH object holding a key pair (one scalar multiplication, done by OpenSSL when the pair was made). */
+function signingKeyFromEcdh(ecdh: ECDH): SigningKey {
+  const secretKey = secretOf(ecdh);
+  const point = new Uint8Array(ecdh.getPublicKey());
+  const keyObject = createPrivateKey({ key: { kty: 'EC', crv: 'P-256', d: b64url(secretKey), x: b64url(point.subarray(1, 33)), y: b64url(point.subarray(33)) }, format: 'jwk' });
+  return { secretKey, publicKey: new Uint8Array(ecdh.getPublicKey(null, 'compressed')), publicKeyUncompressed: point, keyObject };
+}
+
+/** The signing key of a 32-byte secret scalar. */
+export function signingKeyOf(secretKey: Uint8Array): SigningKey {
+  const ecdh = createECDH('prime256v1');
+  ecdh.setPrivateKey(secretKey);
+  return signingKeyFromEcdh(ecdh);
+}
+
+/** A fresh signing key, from the OS random source (a client's per-login session key). */
+export function generateSigningKey(): SigningKey {
+  const ecdh = createECDH('prime256v1');
+  ecdh.generateKeys();
+  return signingKeyFromEcdh(ecdh);
+}
+
+/** A node:crypto private KeyObject of a 32-byte secret scalar. */
+export const privateKeyObject = (secretKey: Uint8Array): KeyObject => signingKeyOf(secretKey).keyObject;

@@ -1,6 +1,6 @@
 import { sign, verify } from 'node:crypto';
 import { p256 } from '@noble/curves/nist.js';
-import { fromHex, KeyFormatError, parsePublicKey, privateKeyObject, publicKeyObject, publicKeyOf, toHex } from './keys.js';
+import { fromHex, KeyFormatError, parsePublicKey, publicKeyObject, signingKeyOf, toHex, type SigningKey } from './keys.js';
 
 /**
  * The `Service-Wallet-Signature` API-key stamp (API.md "Embedded wallet signing"): base64url
@@ -76,10 +76,11 @@ export function verifyStamp(stamp: Stamp, payload: string): boolean {
   }
 }
 
-/** Signs `payload` with a secret scalar (hex) and returns the stamp header value (CLI helper, tests, benchmarks). */
-export function signStamp(payload: string, secretKeyHex: string): string {
-  const secretKey = fromHex(secretKeyHex, 'private key');
-  const signature = new Uint8Array(sign('sha256', Buffer.from(payload, 'utf8'), privateKeyObject(secretKey)));
-  const stamp = { publicKey: toHex(publicKeyOf(secretKey, true)), scheme: STAMP_SCHEME, signature: toHex(signature) };
+/** Signs `payload` with a signing key and returns the stamp header value, as ApiKeyStamper makes it (the key's compressed public key, DER signature hex). */
+export function stampWith(payload: string, key: SigningKey): string {
+  const stamp = { publicKey: toHex(key.publicKey), scheme: STAMP_SCHEME, signature: sign('sha256', Buffer.from(payload, 'utf8'), key.keyObject).toString('hex') };
   return Buffer.from(JSON.stringify(stamp), 'utf8').toString('base64url');
 }
+
+/** Signs `payload` with a secret scalar (hex) and returns the stamp header value (CLI helper, tests, benchmarks). */
+export const signStamp = (payload: string, secretKeyHex: string): string => stampWith(payload, signingKeyOf(fromHex(secretKeyHex, 'private key')));

@@ -5,9 +5,9 @@ import { decodeBase58Check, encodeBase58Check } from '../../src/crypto/base58che
 import { parseBundle, signBundle, verifyBundle } from '../../src/crypto/bundle.js';
 import { Aes256Gcm, CipherSuite, DhkemP256HkdfSha256, HkdfSha256 } from '@hpke/core';
 import { hkdfExpand, hkdfExtract, HPKE_INFO, HpkeError, hpkeOpen, hpkeSeal, sealSessionSigningKey } from '../../src/crypto/hpke.js';
-import { fromHex, KeyFormatError, parsePublicKey, toHex } from '../../src/crypto/keys.js';
+import { fromHex, generateSigningKey, KeyFormatError, parsePublicKey, toHex, uncompressPublicKey } from '../../src/crypto/keys.js';
 import { checkOidcClaims, checkOidcVerify, decodeOidcToken, OidcError, oidcNonceOf } from '../../src/crypto/oidc.js';
-import { parseStamp, signStamp, StampError, verifyStamp } from '../../src/crypto/stamp.js';
+import { parseStamp, signStamp, stampWith, StampError, verifyStamp } from '../../src/crypto/stamp.js';
 
 // A fixed key and vectors made once with @turnkey/crypto (hpkeEncrypt + formatHpkeBuf) and
 // @turnkey/api-key-stamper (ApiKeyStamper.stamp): known answers, not round trips.
@@ -109,6 +109,19 @@ describe('stamp', () => {
     expect(verifyStamp(parseStamp(stampHeaderValue), 'payload')).toBe(true);
     expect(verifyStamp(parseStamp(signStamp('payload', key.privateKey)), 'payload')).toBe(true);
     expect(parseStamp(signStamp('payload', key.privateKey)).publicKey).toBe(key.publicKey);
+  });
+
+  it('stampWith a generated signing key sends what ApiKeyStamper sends for that key', async () => {
+    const key = generateSigningKey();
+    expect(toHex(key.publicKeyUncompressed)).toBe(toHex(uncompressPublicKey(key.publicKey)));
+    const ours = JSON.parse(Buffer.from(stampWith('payload', key), 'base64url').toString()) as Record<string, string>;
+    const { stampHeaderValue } = await new ApiKeyStamper({ apiPublicKey: toHex(key.publicKey), apiPrivateKey: toHex(key.secretKey) }).stamp('payload');
+    const theirs = JSON.parse(Buffer.from(stampHeaderValue, 'base64url').toString()) as Record<string, string>;
+    // ECDSA signatures are randomised: the same fields in the same order, and both verify.
+    expect(Object.keys(ours)).toEqual(Object.keys(theirs));
+    expect({ ...ours, signature: '' }).toEqual({ ...theirs, signature: '' });
+    expect(verifyStamp(parseStamp(stampWith('payload', key)), 'payload')).toBe(true);
+    expect(verifyStamp(parseStamp(stampHeaderValue), 'payload')).toBe(true);
   });
 
   it('names why a stamp is malformed', () => {
