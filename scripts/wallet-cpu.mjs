@@ -4,10 +4,10 @@
 // (default dist/cli.js; `--prof` uses .prof/dist from scripts/build-profile.mjs and writes a
 // V8 CPU profile to .prof/cpu), runs the bench/scenarios/50-wallet.mjs clients and reads the
 // server's utime+stime from /proc/<pid>/stat and the client's process.cpuUsage().
-//   node scripts/wallet-cpu.mjs [--prof] [--seconds 5] [--rounds 3] [--cold] [--logins-only]
+//   node scripts/wallet-cpu.mjs [--prof] [--seconds 5] [--rounds 3] [--cold] [--logins-only] [--threads]
 // (--cold: no one-second warm-up before the first round, as in the benchmark.)
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,23 +36,39 @@ const baseUrl = await new Promise((resolve, reject) => {
 });
 
 const tick = 100; // USER_HZ
-const serverMs = () => {
+const serverTimes = () => {
   const f = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return ((Number(f[11]) + Number(f[12])) * 1000) / tick;
+  return { user: (Number(f[11]) * 1000) / tick, system: (Number(f[12]) * 1000) / tick };
 };
 const clientMs = () => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1000;
 };
+/** CPU ms of the server's main thread and of its other threads (--threads): V8's compiler and GC helpers, libuv's pool. */
+const threadMs = () => {
+  const out = {};
+  for (const tid of readdirSync(`/proc/${child.pid}/task`)) {
+    const name = tid === String(child.pid) ? 'main' : 'other';
+    const f = readFileSync(`/proc/${child.pid}/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ');
+    out[name] = (out[name] ?? 0) + ((Number(f[11]) + Number(f[12])) * 1000) / tick;
+  }
+  return out;
+};
 async function measure(label, task) {
-  const s0 = serverMs();
+  const t0s = args.includes('--threads') ? threadMs() : undefined;
+  const s0 = serverTimes();
   const c0 = clientMs();
   const t0 = performance.now();
   const perSecond = await rate(seconds, task);
   const wall = (performance.now() - t0) / 1000;
   const n = perSecond * seconds;
-  const line = `${label}: ${perSecond.toFixed(0)}/s  server ${((serverMs() - s0) / n).toFixed(2)} ms  client ${((clientMs() - c0) / n).toFixed(2)} ms  (n=${n}, ${wall.toFixed(1)}s)`;
+  const s1 = serverTimes();
+  const line = `${label}: ${perSecond.toFixed(0)}/s  server ${((s1.user + s1.system - s0.user - s0.system) / n).toFixed(2)} ms (sys ${((s1.system - s0.system) / n).toFixed(2)})  client ${((clientMs() - c0) / n).toFixed(2)} ms  (n=${n}, ${wall.toFixed(1)}s)`;
   console.log(line);
+  if (t0s) {
+    const t1s = threadMs();
+    console.log(`  threads (ms/op): ${Object.entries(t1s).map(([name, ms]) => `${name} ${((ms - (t0s[name] ?? 0)) / n).toFixed(2)}`).join(', ')}`);
+  }
   return perSecond;
 }
 
