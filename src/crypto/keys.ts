@@ -28,23 +28,33 @@ export const toHex = (bytes: Uint8Array): string => Buffer.from(bytes).toString(
 /** The SEC1 form of a public key hex string: `compressed` (66 hex, 02/03) or `uncompressed` (130 hex, 04). */
 export type KeyForm = 'compressed' | 'uncompressed';
 
+/** A parsed public key: the form and bytes as given, and both SEC1 encodings. */
+export interface ParsedPublicKey {
+  form: KeyForm;
+  bytes: Uint8Array;
+  compressed: Uint8Array;
+  uncompressed: Uint8Array;
+}
+
 /**
  * Parses a P-256 public key in SEC1 hex and checks that it is a point of the curve. With `form`,
- * only that encoding is accepted. Returns the form and the raw bytes as given.
+ * only that encoding is accepted. Returns the form and the raw bytes as given, and both encodings
+ * (the check is the conversion to the other one, so callers need not convert again).
  */
-export function parsePublicKey(hex: string, what = 'public key', form?: KeyForm): { form: KeyForm; bytes: Uint8Array } {
+export function parsePublicKey(hex: string, what = 'public key', form?: KeyForm): ParsedPublicKey {
   const bytes = fromHex(hex, what);
   let actual: KeyForm;
   if (bytes.length === 33 && (bytes[0] === 2 || bytes[0] === 3)) actual = 'compressed';
   else if (bytes.length === 65 && bytes[0] === 4) actual = 'uncompressed';
   else throw new KeyFormatError(`${what} must be a compressed (66 hex, 02/03) or uncompressed (130 hex, 04) SEC1 P-256 key`);
   if (form && form !== actual) throw new KeyFormatError(`${what} must be ${form === 'compressed' ? 'a compressed (66 hex, 02/03)' : 'an uncompressed (130 hex, 04)'} SEC1 P-256 key`);
+  let other: Uint8Array;
   try {
-    convert(bytes, actual);
+    other = convert(bytes, actual === 'compressed' ? 'uncompressed' : 'compressed');
   } catch {
     throw new KeyFormatError(`${what} is not a point of the P-256 curve`);
   }
-  return { form: actual, bytes };
+  return actual === 'compressed' ? { form: actual, bytes, compressed: bytes, uncompressed: other } : { form: actual, bytes, compressed: other, uncompressed: bytes };
 }
 
 /**
@@ -71,32 +81,64 @@ export function publicKeyOf(secretKey: Uint8Array, compressed = true): Uint8Arra
 export function generateKeyPair(): { secretKey: Uint8Array; publicKey: Uint8Array } {
   const ecdh = createECDH('prime256v1');
   ecdh.generateKeys();
-  // OpenSSL drops leading zero bytes of the scalar; keys are always 32 bytes here.
+  return { secretKey: secretOf(ecdh), publicKey: new Uint8Array(ecdh.getPublicKey(null, 'compressed')) };
+}
+
+/** The 32-byte secret scalar of an ECDH object (OpenSSL drops leading zero bytes; keys are always 32 bytes here). */
+function secretOf(ecdh: ECDH): Uint8Array {
   const secretKey = new Uint8Array(32);
   const raw = ecdh.getPrivateKey();
   secretKey.set(raw, 32 - raw.length);
-  return { secretKey, publicKey: new Uint8Array(ecdh.getPublicKey(null, 'compressed')) };
+  return secretKey;
 }
 
-// DER SubjectPublicKeyInfo prefix of a compressed P-256 key (id-ecPublicKey, prime256v1, 33-byte BIT STRING).
-const SPKI_COMPRESSED_PREFIX = Buffer.from('3039301306072a8648ce3d020106082a8648ce3d030107032200', 'hex');
-
 const publicKeyObjects = new KeyCache<KeyObject>(1024);
+const b64url = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64url');
 
 /**
  * A node:crypto public KeyObject of a SEC1 P-256 key (either form). Kept for the keys that sign
- * again and again (a session key stamps every request of its session).
+ * again and again (a session key stamps every request of its session). Imported as a JWK from
+ * the affine coordinates: OpenSSL's SPKI decoder (and the square root of a compressed key) cost
+ * about twice as much per fresh key.
  */
 export function publicKeyObject(publicKey: Uint8Array): KeyObject {
-  const compressed = publicKey.length === 33 ? publicKey : compressPublicKey(publicKey);
-  return publicKeyObjects.get(toHex(compressed), () =>
-    createPublicKey({ key: Buffer.concat([SPKI_COMPRESSED_PREFIX, compressed]), format: 'der', type: 'spki' }),
+  const point = publicKey.length === 65 ? publicKey : uncompressPublicKey(publicKey);
+  return publicKeyObjects.get(toHex(point), () =>
+    createPublicKey({ key: { kty: 'EC', crv: 'P-256', x: b64url(point.subarray(1, 33)), y: b64url(point.subarray(33)) }, format: 'jwk' }),
   );
 }
 
-/** A node:crypto private KeyObject of a 32-byte secret scalar. */
-export function privateKeyObject(secretKey: Uint8Array): KeyObject {
-  const point = publicKeyOf(secretKey, false);
-  const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64url');
-  return createPrivateKey({ key: { kty: 'EC', crv: 'P-256', d: b64(secretKey), x: b64(point.slice(1, 33)), y: b64(point.slice(33)) }, format: 'jwk' });
+/** A P-256 key that signs: its secret scalar, both public encodings and its node:crypto private KeyObject. */
+export interface SigningKey {
+  secretKey: Uint8Array;
+  /** Compressed SEC1 (33 bytes), the form a stamp names. */
+  publicKey: Uint8Array;
+  /** Uncompressed SEC1 (65 bytes). */
+  publicKeyUncompressed: Uint8Array;
+  keyObject: KeyObject;
 }
+
+/** The signing key of an ECDH object holding a key pair (one scalar multiplication, done by OpenSSL when the pair was made). */
+function signingKeyFromEcdh(ecdh: ECDH): SigningKey {
+  const secretKey = secretOf(ecdh);
+  const point = new Uint8Array(ecdh.getPublicKey());
+  const keyObject = createPrivateKey({ key: { kty: 'EC', crv: 'P-256', d: b64url(secretKey), x: b64url(point.subarray(1, 33)), y: b64url(point.subarray(33)) }, format: 'jwk' });
+  return { secretKey, publicKey: new Uint8Array(ecdh.getPublicKey(null, 'compressed')), publicKeyUncompressed: point, keyObject };
+}
+
+/** The signing key of a 32-byte secret scalar. */
+export function signingKeyOf(secretKey: Uint8Array): SigningKey {
+  const ecdh = createECDH('prime256v1');
+  ecdh.setPrivateKey(secretKey);
+  return signingKeyFromEcdh(ecdh);
+}
+
+/** A fresh signing key, from the OS random source (a client's per-login session key). */
+export function generateSigningKey(): SigningKey {
+  const ecdh = createECDH('prime256v1');
+  ecdh.generateKeys();
+  return signingKeyFromEcdh(ecdh);
+}
+
+/** A node:crypto private KeyObject of a 32-byte secret scalar. */
+export const privateKeyObject = (secretKey: Uint8Array): KeyObject => signingKeyOf(secretKey).keyObject;

@@ -1,6 +1,6 @@
 import { sign, verify } from 'node:crypto';
 import { p256 } from '@noble/curves/nist.js';
-import { fromHex, KeyFormatError, parsePublicKey, privateKeyObject, publicKeyObject, publicKeyOf, toHex } from './keys.js';
+import { fromHex, KeyFormatError, parsePublicKey, publicKeyObject, signingKeyOf, toHex, type SigningKey } from './keys.js';
 
 /**
  * The `Service-Wallet-Signature` API-key stamp (API.md "Embedded wallet signing"): base64url
@@ -19,6 +19,8 @@ export interface Stamp {
   scheme: typeof STAMP_SCHEME;
   /** DER signature hex. */
   signature: string;
+  /** The public key's uncompressed SEC1 bytes (from the curve check). */
+  point: Uint8Array;
 }
 
 /** A stamp that cannot be read (`MALFORMED`) or does not verify (`INVALID`); `reason` names the check. */
@@ -49,14 +51,15 @@ export function parseStamp(header: string): Stamp {
     throw new StampError('MALFORMED', 'Stamp needs string publicKey, scheme and signature');
   }
   if (scheme !== STAMP_SCHEME) throw new StampError('MALFORMED', `Stamp scheme must be ${STAMP_SCHEME}`);
+  let point: Uint8Array;
   try {
-    parsePublicKey(publicKey, 'Stamp publicKey', 'compressed');
+    point = parsePublicKey(publicKey, 'Stamp publicKey', 'compressed').uncompressed;
     p256.Signature.fromBytes(fromHex(signature, 'Stamp signature'), 'der');
   } catch (error) {
     if (error instanceof KeyFormatError) throw new StampError('MALFORMED', error.reason);
     throw new StampError('MALFORMED', 'Stamp signature is not a DER ECDSA signature');
   }
-  return { publicKey: publicKey.toLowerCase(), scheme: STAMP_SCHEME, signature: signature.toLowerCase() };
+  return { publicKey: publicKey.toLowerCase(), scheme: STAMP_SCHEME, signature: signature.toLowerCase(), point };
 }
 
 /**
@@ -67,16 +70,17 @@ export function parseStamp(header: string): Stamp {
  */
 export function verifyStamp(stamp: Stamp, payload: string): boolean {
   try {
-    return verify('sha256', Buffer.from(payload, 'utf8'), publicKeyObject(fromHex(stamp.publicKey)), Buffer.from(stamp.signature, 'hex'));
+    return verify('sha256', Buffer.from(payload, 'utf8'), publicKeyObject(stamp.point), Buffer.from(stamp.signature, 'hex'));
   } catch {
     return false;
   }
 }
 
-/** Signs `payload` with a secret scalar (hex) and returns the stamp header value (CLI helper, tests, benchmarks). */
-export function signStamp(payload: string, secretKeyHex: string): string {
-  const secretKey = fromHex(secretKeyHex, 'private key');
-  const signature = new Uint8Array(sign('sha256', Buffer.from(payload, 'utf8'), privateKeyObject(secretKey)));
-  const stamp = { publicKey: toHex(publicKeyOf(secretKey, true)), scheme: STAMP_SCHEME, signature: toHex(signature) };
+/** Signs `payload` with a signing key and returns the stamp header value, as ApiKeyStamper makes it (the key's compressed public key, DER signature hex). */
+export function stampWith(payload: string, key: SigningKey): string {
+  const stamp = { publicKey: toHex(key.publicKey), scheme: STAMP_SCHEME, signature: sign('sha256', Buffer.from(payload, 'utf8'), key.keyObject).toString('hex') };
   return Buffer.from(JSON.stringify(stamp), 'utf8').toString('base64url');
 }
+
+/** Signs `payload` with a secret scalar (hex) and returns the stamp header value (CLI helper, tests, benchmarks). */
+export const signStamp = (payload: string, secretKeyHex: string): string => stampWith(payload, signingKeyOf(fromHex(secretKeyHex, 'private key')));

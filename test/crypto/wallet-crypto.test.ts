@@ -3,10 +3,11 @@ import { ApiKeyStamper } from '@turnkey/api-key-stamper';
 import { decryptCredentialBundle, encryptOtpCodeToBundle, formatHpkeBuf, generateP256KeyPair, hpkeDecrypt, hpkeEncrypt } from '@turnkey/crypto';
 import { decodeBase58Check, encodeBase58Check } from '../../src/crypto/base58check.js';
 import { parseBundle, signBundle, verifyBundle } from '../../src/crypto/bundle.js';
-import { HkdfSha256Hmac, HpkeError, hpkeOpen, hpkeSeal, sealSessionSigningKey } from '../../src/crypto/hpke.js';
-import { fromHex, KeyFormatError, parsePublicKey, toHex } from '../../src/crypto/keys.js';
+import { Aes256Gcm, CipherSuite, DhkemP256HkdfSha256, HkdfSha256 } from '@hpke/core';
+import { hkdfExpand, hkdfExtract, HPKE_INFO, HpkeError, hpkeOpen, hpkeSeal, sealSessionSigningKey } from '../../src/crypto/hpke.js';
+import { fromHex, generateSigningKey, KeyFormatError, parsePublicKey, toHex, uncompressPublicKey } from '../../src/crypto/keys.js';
 import { checkOidcClaims, checkOidcVerify, decodeOidcToken, OidcError, oidcNonceOf } from '../../src/crypto/oidc.js';
-import { parseStamp, signStamp, StampError, verifyStamp } from '../../src/crypto/stamp.js';
+import { parseStamp, signStamp, stampWith, StampError, verifyStamp } from '../../src/crypto/stamp.js';
 
 // A fixed key and vectors made once with @turnkey/crypto (hpkeEncrypt + formatHpkeBuf) and
 // @turnkey/api-key-stamper (ApiKeyStamper.stamp): known answers, not round trips.
@@ -110,6 +111,19 @@ describe('stamp', () => {
     expect(parseStamp(signStamp('payload', key.privateKey)).publicKey).toBe(key.publicKey);
   });
 
+  it('stampWith a generated signing key sends what ApiKeyStamper sends for that key', async () => {
+    const key = generateSigningKey();
+    expect(toHex(key.publicKeyUncompressed)).toBe(toHex(uncompressPublicKey(key.publicKey)));
+    const ours = JSON.parse(Buffer.from(stampWith('payload', key), 'base64url').toString()) as Record<string, string>;
+    const { stampHeaderValue } = await new ApiKeyStamper({ apiPublicKey: toHex(key.publicKey), apiPrivateKey: toHex(key.secretKey) }).stamp('payload');
+    const theirs = JSON.parse(Buffer.from(stampHeaderValue, 'base64url').toString()) as Record<string, string>;
+    // ECDSA signatures are randomised: the same fields in the same order, and both verify.
+    expect(Object.keys(ours)).toEqual(Object.keys(theirs));
+    expect({ ...ours, signature: '' }).toEqual({ ...theirs, signature: '' });
+    expect(verifyStamp(parseStamp(stampWith('payload', key)), 'payload')).toBe(true);
+    expect(verifyStamp(parseStamp(stampHeaderValue), 'payload')).toBe(true);
+  });
+
   it('names why a stamp is malformed', () => {
     const kind = (header: string) => {
       try {
@@ -192,17 +206,37 @@ describe('oidc', () => {
   });
 });
 
-describe('HKDF-SHA256 under @hpke/core (node:crypto HMAC)', () => {
-  const hex = (b: ArrayBuffer) => Buffer.from(b).toString('hex');
-  const buf = (h: string) => Uint8Array.from(Buffer.from(h, 'hex')).buffer;
-  it('matches RFC 5869 test cases 1 and 3 (with and without salt)', async () => {
-    const kdf = new HkdfSha256Hmac();
-    const ikm = buf('0b'.repeat(22));
-    const prk1 = await kdf.extract(buf('000102030405060708090a0b0c'), ikm);
+describe('HKDF-SHA256 (node:crypto HMAC)', () => {
+  const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
+  it('matches RFC 5869 test cases 1 and 3 (with and without salt)', () => {
+    const ikm = fromHex('0b'.repeat(22));
+    const prk1 = hkdfExtract(fromHex('000102030405060708090a0b0c'), ikm);
     expect(hex(prk1)).toBe('077709362c2e32df0ddc3f0dc47bba6390b6c73bb50f9c3122ec844ad7c2b3e5');
-    expect(hex(await kdf.expand(prk1, buf('f0f1f2f3f4f5f6f7f8f9'), 42))).toBe('3cb25f25faacd57a90434f64d0362f2a2d2d0a90cf1a5a4c5db02d56ecc4c5bf34007208d5b887185865');
-    const prk3 = await kdf.extract(new ArrayBuffer(0), ikm);
+    expect(hex(hkdfExpand(prk1, fromHex('f0f1f2f3f4f5f6f7f8f9'), 42))).toBe('3cb25f25faacd57a90434f64d0362f2a2d2d0a90cf1a5a4c5db02d56ecc4c5bf34007208d5b887185865');
+    const prk3 = hkdfExtract(new Uint8Array(0), ikm);
     expect(hex(prk3)).toBe('19ef24a32c717b167f33a91d6f648bdf96596776afdb6377ac434c1c293ccb04');
-    expect(hex(await kdf.expand(prk3, new ArrayBuffer(0), 42))).toBe('8da4e775a563c18f715f802a063c5a31b8a11f5c5ee1879ec3454e5f3c738d2d9d201395faa4b61a96c8');
+    expect(hex(hkdfExpand(prk3, new Uint8Array(0), 42))).toBe('8da4e775a563c18f715f802a063c5a31b8a11f5c5ee1879ec3454e5f3c738d2d9d201395faa4b61a96c8');
+  });
+});
+
+describe('HPKE against @hpke/core (the same suite, WebCrypto)', () => {
+  const suite = new CipherSuite({ kem: new DhkemP256HkdfSha256(), kdf: new HkdfSha256(), aead: new Aes256Gcm() });
+  const buffer = (bytes: Uint8Array) => bytes.slice().buffer as ArrayBuffer;
+  const aad = (enc: Uint8Array, recipient: string) => buffer(new Uint8Array([...enc, ...fromHex(recipient)]));
+
+  it('@hpke/core opens what hpkeSeal seals', async () => {
+    const target = generateP256KeyPair();
+    const sealed = await hpkeSeal(fromHex(target.publicKeyUncompressed), new TextEncoder().encode('hello hpke'));
+    const recipientKey = await suite.kem.importKey('jwk', { kty: 'EC', crv: 'P-256', d: Buffer.from(fromHex(target.privateKey)).toString('base64url'), x: Buffer.from(fromHex(target.publicKeyUncompressed).slice(1, 33)).toString('base64url'), y: Buffer.from(fromHex(target.publicKeyUncompressed).slice(33)).toString('base64url') }, false);
+    const context = await suite.createRecipientContext({ recipientKey, enc: buffer(sealed.encappedPublic), info: buffer(HPKE_INFO) });
+    expect(new TextDecoder().decode(await context.open(buffer(sealed.ciphertext), aad(sealed.encappedPublic, target.publicKeyUncompressed)))).toBe('hello hpke');
+  });
+
+  it('hpkeOpen opens what @hpke/core seals', async () => {
+    const target = generateP256KeyPair();
+    const sender = await suite.createSenderContext({ recipientPublicKey: await suite.kem.deserializePublicKey(buffer(fromHex(target.publicKeyUncompressed))), info: buffer(HPKE_INFO) });
+    const enc = new Uint8Array(sender.enc);
+    const ciphertext = new Uint8Array(await sender.seal(buffer(new TextEncoder().encode('from @hpke/core')), aad(enc, target.publicKeyUncompressed)));
+    expect(new TextDecoder().decode(await hpkeOpen(fromHex(target.privateKey), { encappedPublic: enc, ciphertext }))).toBe('from @hpke/core');
   });
 });

@@ -6,7 +6,7 @@ import type { SandboxContext } from '../../context.js';
 import { signBundle } from '../../crypto/bundle.js';
 import { HpkeError, hpkeOpen, hpkeSeal, sealSessionSigningKey } from '../../crypto/hpke.js';
 import { KeyCache } from '../../crypto/key-cache.js';
-import { compressPublicKey, fromHex, generateKeyPair, KeyFormatError, parsePublicKey, privateKeyObject, publicKeyOf, toHex } from '../../crypto/keys.js';
+import { fromHex, generateKeyPair, KeyFormatError, parsePublicKey, privateKeyObject, publicKeyOf, toHex } from '../../crypto/keys.js';
 import { checkOidcClaims, checkOidcVerify, decodeOidcToken, OidcError, type OidcCheckOptions } from '../../crypto/oidc.js';
 import { verifyAssertion, verifyRegistration, WebAuthnError } from '../../crypto/webauthn.js';
 import { OIDC_IAT_SKEW_SECONDS, OIDC_MAX_AGE_SECONDS, supportedOidcIssuers } from '../../sandbox/oidc-issuers.js';
@@ -136,18 +136,18 @@ export function listCredentials(ctx: SandboxContext, platform: Platform, account
 const otpSeconds = (platform: Platform) => Number(platform.config.embeddedWalletConfig?.expirationSeconds ?? walletRules.defaultOtpSeconds);
 
 /** Issues an OTP (the sandbox "sends" `000000`) and returns the credential with the target bundle. */
-function issueOtp(ctx: SandboxContext, platform: Platform, credential: CredentialRow): Record<string, unknown> {
+function issueOtp(ctx: SandboxContext, platform: Platform, credential: CredentialRow, enclave: EnclaveRow): Record<string, unknown> {
   const now = ctx.clock.iso();
   repoOf(ctx).setOtp(credential.id, ctx.clock.now() + otpSeconds(platform) * 1000, now);
-  return { ...presentCredential({ ...credential, updated_at: now }), otpEncryptionTargetBundle: otpTargetBundle(enclaveOf(ctx, platform)) };
+  return { ...presentCredential({ ...credential, updated_at: now }), otpEncryptionTargetBundle: otpTargetBundle(enclave) };
 }
 
 /** `POST /auth/credentials/{id}/challenge`. */
 export function challengeCredential(ctx: SandboxContext, platform: Platform, id: string, body: { clientPublicKey?: string | undefined }): Record<string, unknown> {
   const credential = credentialOf(ctx, platform, id);
-  enclaveOf(ctx, platform);
+  const enclave = enclaveOf(ctx, platform);
   return ctx.tx(() => {
-    if (credential.type === 'EMAIL_OTP' || credential.type === 'SMS_OTP') return issueOtp(ctx, platform, credential);
+    if (credential.type === 'EMAIL_OTP' || credential.type === 'SMS_OTP') return issueOtp(ctx, platform, credential, enclave);
     if (credential.type === 'OAUTH') throw invalidInput('OAUTH credentials have no challenge step: call POST /auth/credentials/{id}/verify with a fresh oidcToken.');
     if (!body.clientPublicKey) {
       throw invalidInput('A PASSKEY challenge needs clientPublicKey.', [{ field: 'clientPublicKey', constraint: { required: true }, message: 'Send the compressed (or, legacy, uncompressed) P-256 public key.' }]);
@@ -160,17 +160,17 @@ export function challengeCredential(ctx: SandboxContext, platform: Platform, id:
       targetId: credential.id,
       binding: {},
       payload: JSON.stringify(session),
-      organizationId: enclaveOf(ctx, platform).organization_id,
+      organizationId: enclave.organization_id,
     });
     return { ...presentCredential(credential), challenge: sha256Hex(request.payload), requestId: challenge.requestId, expiresAt: challenge.expiresAt };
   });
 }
 
 /** A client key of a verify/refresh request, checked to be a P-256 point. */
-function clientKey(hex: string, field = 'clientPublicKey'): { hex: string; bytes: Uint8Array; legacy: boolean } {
+function clientKey(hex: string, field = 'clientPublicKey'): { hex: string; bytes: Uint8Array; compressed: Uint8Array; legacy: boolean } {
   try {
     const parsed = parsePublicKey(hex, field);
-    return { hex, bytes: parsed.bytes, legacy: parsed.form === 'uncompressed' };
+    return { hex, bytes: parsed.bytes, compressed: parsed.compressed, legacy: parsed.form === 'uncompressed' };
   } catch (error) {
     const reason = (error as KeyFormatError).reason;
     throw new ApiError(400, ErrorCode.INVALID_INPUT, reason, { reason, errors: [{ field, message: reason }] });
@@ -282,10 +282,10 @@ function verificationToken(enclave: EnclaveRow, claims: Record<string, unknown>)
 export async function verifyCredential(ctx: SandboxContext, platform: Platform, id: string, body: CredentialVerifyRequest, headers: SignedHeaders): Promise<Outcome> {
   const credential = credentialOf(ctx, platform, id);
   if (body.type !== credential.type) throw invalidInput(`Credential ${id} is ${credential.type}, not ${body.type}.`, [{ field: 'type', message: `Send type ${credential.type}.` }]);
-  const enclave = enclaveOf(ctx, platform);
 
   if (body.type === 'EMAIL_OTP' || body.type === 'SMS_OTP') {
-    const op = { kind: 'otpLogin', accountId: credential.account_id, targetId: credential.id, binding: body, organizationId: enclave.organization_id };
+    // The payload is the verificationToken, so no organization id is shown; the retry needs no enclave.
+    const op = { kind: 'otpLogin', accountId: credential.account_id, targetId: credential.id, binding: body };
     if (headers.signature !== undefined || headers.requestId !== undefined) {
       return ctx.tx(() => {
         const step = signedStep(ctx, platform, op, headers) as Extract<SignedStep, { leg: 'authorized' }>;
@@ -295,11 +295,12 @@ export async function verifyCredential(ctx: SandboxContext, platform: Platform, 
     if (credential.otp_expires_at === null || ctx.clock.now() >= credential.otp_expires_at) {
       throw unauthorized('UNAUTHORIZED', 'No OTP is outstanding for this credential (or it expired): call POST /auth/credentials/{id}/challenge');
     }
+    const enclave = enclaveOf(ctx, platform);
     const attempt = await openOtpBundle(enclave, body.encryptedOtpBundle);
     // sandbox-rules.md: the OTP is fixed at 000000; any other decrypted code is 401 "Invalid OTP code".
     if (attempt.otpCode !== walletRules.otpCode) throw unauthorized('UNAUTHORIZED', 'Invalid OTP code');
     const tek = clientKey(attempt.publicKey, 'encryptedOtpBundle.public_key');
-    const signer = toHex(compressPublicKey(tek.bytes));
+    const signer = toHex(tek.compressed);
     return ctx.tx(() => {
       const now = Math.floor(ctx.clock.now() / 1000);
       const token = verificationToken(enclave, { id: ctx.ids.uuid(), sub: credential.id, public_key: signer, iat: now, exp: now + walletRules.pendingRequestSeconds });
@@ -459,7 +460,7 @@ export async function createCredential(ctx: SandboxContext, platform: Platform, 
     const row = newCredential(ctx, account, registration.type, registration.nickname, registration.extra);
     repoOf(ctx).insertCredential(row);
     // openapi: for OTP credentials the one-time password is triggered on the signed retry.
-    const out = row.type === 'EMAIL_OTP' || row.type === 'SMS_OTP' ? issueOtp(ctx, platform, row) : presentCredential(row);
+    const out = row.type === 'EMAIL_OTP' || row.type === 'SMS_OTP' ? issueOtp(ctx, platform, row, enclave) : presentCredential(row);
     return { status: 201, body: out };
   });
 }

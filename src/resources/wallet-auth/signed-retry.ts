@@ -64,8 +64,8 @@ export interface SignedOperation {
   credentialSet?: string;
   /** Operation state carried to the retry (never returned). */
   state?: unknown;
-  /** The organization id shown in the payload. */
-  organizationId: string;
+  /** The organization id shown in the payload (unused with a ready `payload`). */
+  organizationId?: string;
 }
 
 /** The 202 body (`SignedRequestChallenge`). */
