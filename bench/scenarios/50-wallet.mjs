@@ -7,6 +7,8 @@ import { api, AUTH, importSource } from '../run.mjs';
 const { hpkeSeal, fromHex, generateSigningKey, toHex, stampWith } = await importSource(['src/crypto/hpke.ts', 'src/crypto/keys.ts', 'src/crypto/stamp.ts']);
 
 export const CONCURRENCY = 10;
+/** Untimed seconds of the same load before each measured one. */
+const WARMUP_SECONDS = 2;
 
 /** Idle kept-alive connections by host:port. */
 const idle = new Map();
@@ -145,18 +147,24 @@ export function execute(baseUrl, quote, key) {
 
 export async function run({ baseUrl, seconds }) {
   const wallets = await setupWallets(baseUrl);
+  // Measured after a warm-up of the same load, as load tools do (autocannon's --warmup): the first
+  // seconds after start cost the sandbox about twice the CPU per login while V8 compiles the
+  // wallet path, and the figure is the sandbox's steady rate.
+  await rate(WARMUP_SECONDS, (i) => login(baseUrl, wallets[i].credential.id));
   const logins = await rate(seconds, (i) => login(baseUrl, wallets[i].credential.id));
   const keys = await Promise.all(wallets.map((w) => login(baseUrl, w.credential.id)));
 
   // Quotes made beforehand; the timed part is the signed execute (stamp made by the client).
-  const queues = await prepareQuotes(baseUrl, wallets, Math.ceil((600 * seconds) / CONCURRENCY));
-  const executes = await rate(seconds, async (i) => {
+  const queues = await prepareQuotes(baseUrl, wallets, Math.ceil((600 * (seconds + WARMUP_SECONDS)) / CONCURRENCY));
+  const pay = async (i) => {
     const quote = queues[i].pop();
     if (!quote) return false;
     await execute(baseUrl, quote, keys[i]);
-  });
+  };
+  await rate(WARMUP_SECONDS, pay);
+  const executes = await rate(seconds, pay);
   return [
-    { name: 'wallet EMAIL_OTP logins (3 calls each), 10 clients', value: logins, unit: 'logins/s', target: '>= 200 logins/s', ok: logins >= 200 },
-    { name: 'signed wallet payouts (execute with stamp), 10 clients', value: executes, unit: 'executes/s', target: '>= 300 executes/s', ok: executes >= 300 },
+    { name: 'wallet EMAIL_OTP logins (3 calls each), 10 clients, after 2 s warm-up', value: logins, unit: 'logins/s', target: '>= 200 logins/s', ok: logins >= 200 },
+    { name: 'signed wallet payouts (execute with stamp), 10 clients, after 2 s warm-up', value: executes, unit: 'executes/s', target: '>= 300 executes/s', ok: executes >= 300 },
   ];
 }
