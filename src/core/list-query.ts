@@ -88,6 +88,11 @@ export class ListQueries {
     return (this.pageValues(this.rowObject(spec.table), spec) as string[]).map((json) => JSON.parse(json) as Row);
   }
 
+  /** One column of each row of a page, in the same order and bounds as `page` (e.g. a row's stored wire JSON). */
+  pageOf<Value>(column: string, spec: KeysetPage): Value[] {
+    return this.pageValues(`"${column}"`, spec) as Value[];
+  }
+
   /**
    * The values of one expression over a page. `take` is written into the SQL as a literal (one
    * statement per page size): SQLite's planner reads a bound `LIMIT ?`, so binding it marks the
