@@ -1,7 +1,12 @@
+import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Api, individual, useSandbox } from '../helpers/sandbox.js';
+import { startSandbox } from '../../src/index.js';
+import { Api, individual, unique, useSandbox } from '../helpers/sandbox.js';
 
-// Transaction lists are joined from each row's stored wire JSON: every write path
+// Customer and transaction lists are joined from each row's stored wire JSON: every write path
 // must leave a list item equal to what `GET /{id}` answers, and the page text must be exactly what
 // JSON.stringify of the page gives.
 const s = useSandbox();
@@ -23,7 +28,58 @@ async function expectListMatchesGets(api: Api, list: string, item: (id: string) 
   return page.data;
 }
 
+const customerGet = (id: string) => `/customers/${encodeURIComponent(id)}`;
+
 describe('lists from stored wire JSON', () => {
+  it('customers: every write shows in the list as GET /customers/{id} shows it', async () => {
+    const api = await s.api.newPlatform({ regulated: false });
+    const consent = { acceptedAt: '2025-10-20T10:00:00Z', ipAddress: '203.0.113.7', termsVersion: '2025-10-13', acceptanceMethod: 'CHECKBOX' };
+    const plain = (await api.post('/customers', individual(['USD']))).body;
+    const eu = (
+      await api.post('/customers', {
+        customerType: 'INDIVIDUAL',
+        platformCustomerId: unique('eu'),
+        fullName: 'Anna Schmidt',
+        nationality: 'DE',
+        region: 'DE',
+        email: 'anna@example.de',
+        phoneNumber: '+4915112345678',
+      })
+    ).body;
+    const business = (
+      await api.post('/customers', {
+        customerType: 'BUSINESS',
+        platformCustomerId: unique('biz'),
+        businessInfo: { legalName: 'Acme Corporation', country: 'US', taxId: '47-1234567', incorporatedOn: '2018-03-14' },
+      })
+    ).body;
+    const doomed = (await api.post('/customers', individual(['USD']))).body;
+    await api.advance(5);
+
+    expect((await api.patch(customerGet(plain.id), { customerType: 'INDIVIDUAL', fullName: 'Jane Q. Smith', endUserTermsConsent: consent, umaAddress: `$${unique('jane')}@example.com` })).status).toBe(200);
+    expect((await api.patch(customerGet(business.id), { customerType: 'BUSINESS', businessInfo: { legalName: 'Acme Holdings' } })).status).toBe(200);
+    expect((await api.post(`${customerGet(eu.id)}/verify-email`)).status).toBe(204);
+    expect((await api.post(`${customerGet(eu.id)}/verify-email/confirm`, { code: '123456' })).status).toBe(200);
+    expect((await api.post(`${customerGet(eu.id)}/verify-phone`)).status).toBe(204);
+    expect((await api.delete(customerGet(doomed.id))).status).toBe(200);
+    // A KYC decision (setCustomerStatus) on a customer the trigger creates.
+    expect((await api.post('/_sandbox/webhooks/trigger', { type: 'CUSTOMER.KYC_APPROVED' })).status).toBe(201);
+
+    const listed = await expectListMatchesGets(api, '/customers?isIncludingDeleted=true&limit=100', customerGet);
+    expect(listed.length).toBe(5);
+    const byId = new Map(listed.map((c) => [c.id, c as Record<string, any>]));
+    expect(byId.get(plain.id)).toMatchObject({ fullName: 'Jane Q. Smith', endUserTermsConsent: consent });
+    expect(byId.get(business.id)!.businessInfo.legalName).toBe('Acme Holdings');
+    expect(byId.get(eu.id)!.contactVerification).toEqual({ email: 'VERIFIED', phone: 'PENDING' });
+    expect(byId.get(doomed.id)!.isDeleted).toBe(true);
+    expect([...byId.values()].filter((c) => c.kycStatus === 'APPROVED').length).toBeGreaterThan(0);
+    // Filtered and paged lists come from the same text.
+    await expectListMatchesGets(api, `/customers?platformCustomerId=${encodeURIComponent(plain.platformCustomerId)}`, customerGet);
+    const first = (await api.get('/customers?limit=1')).body;
+    expect(first.hasMore).toBe(true);
+    await expectListMatchesGets(api, `/customers?limit=2&cursor=${encodeURIComponent(first.nextCursor)}`, customerGet);
+  });
+
   it('transactions: the list items are the transactions as GET /transactions/{id} shows them', async () => {
     const api = await s.api.newPlatform();
     const customer = (await api.post('/customers', individual(['USD']))).body;
@@ -35,5 +91,51 @@ describe('lists from stored wire JSON', () => {
     expect(first.hasMore).toBe(true);
     await expectListMatchesGets(api, `/transactions?limit=2&sortOrder=asc&cursor=${encodeURIComponent(first.nextCursor)}`, transactionGet);
     await expectListMatchesGets(api, `/transactions?accountIdentifier=${encodeURIComponent(accounts[0]!.id)}`, transactionGet);
+  });
+
+  it('customers written before the wire column get theirs from the migration, and a snapshot without it still lists', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lists-wire-'));
+    const file = join(dir, 'sandbox.db');
+    try {
+      let sandbox = await startSandbox({ db: file });
+      let api = new Api(sandbox);
+      for (const extra of [{}, { region: 'DE', email: 'a@example.de' }, { fullName: 'Jane Doe001' }]) {
+        expect((await api.post('/customers', individual(['USD'], extra))).status).toBe(201);
+      }
+      const before = (await raw(api, '/customers?isIncludingDeleted=true')).text;
+      const snapshot = (await api.get('/_sandbox/snapshot')).body;
+      await sandbox.close();
+
+      // The database as it was before the migration: no wire column, the migration not applied.
+      const db = new Database(file);
+      db.exec("ALTER TABLE customers DROP COLUMN wire; DELETE FROM schema_migrations WHERE id = 'customers-lists-002';");
+      db.close();
+      sandbox = await startSandbox({ db: file });
+      api = new Api(sandbox);
+      try {
+        expect((await raw(api, '/customers?isIncludingDeleted=true')).text).toBe(before);
+        const nulls = sandbox.context.db.prepare('SELECT COUNT(*) FROM customers WHERE wire IS NULL').pluck().get();
+        expect(nulls).toBe(0);
+      } finally {
+        await sandbox.close();
+      }
+
+      // A snapshot taken before the column existed restores rows without it; the list presents them.
+      const customers = snapshot.tables.customers as { columns: string[]; rows: unknown[][] };
+      const at = customers.columns.indexOf('wire');
+      expect(at).toBeGreaterThan(-1);
+      customers.columns.splice(at, 1);
+      for (const row of customers.rows) row.splice(at, 1);
+      const fresh = await startSandbox();
+      try {
+        const target = new Api(fresh);
+        expect((await target.post('/_sandbox/snapshot', snapshot)).status).toBe(200);
+        expect((await raw(target, '/customers?isIncludingDeleted=true')).text).toBe(before);
+      } finally {
+        await fresh.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
