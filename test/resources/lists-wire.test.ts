@@ -93,6 +93,30 @@ describe('lists from stored wire JSON', () => {
     await expectListMatchesGets(api, `/transactions?accountIdentifier=${encodeURIComponent(accounts[0]!.id)}`, transactionGet);
   });
 
+  it('a repeated list query string gives the same answer as the first; an invalid one is refused every time', async () => {
+    const api = await s.api.newPlatform();
+    for (let i = 0; i < 3; i += 1) expect((await api.post('/customers', individual(['USD']))).status).toBe(201);
+    const first = await api.get('/customers?limit=2');
+    const again = await api.get('/customers?limit=2');
+    expect(again.body).toEqual(first.body);
+    expect(first.body.data.length).toBe(2);
+    // Each list remembers its own schema's values: the same string on /transactions has its defaults (sortOrder desc).
+    const transactions = await api.get('/transactions?limit=2');
+    expect(transactions.status).toBe(200);
+    expect(transactions.body.totalCount).toBe(0);
+    for (let i = 0; i < 2; i += 1) {
+      for (const path of ['/customers?limit=0', '/transactions?limit=0', '/customers?customerType=NOPE']) {
+        const refused = await api.get(path);
+        expect(refused.status, path).toBe(400);
+        expect(refused.body.code, path).toBe('INVALID_INPUT');
+      }
+    }
+    // A new customer shows on the same query string: the page is read afresh.
+    const created = (await api.post('/customers', individual(['USD']))).body;
+    expect((await api.get('/customers?limit=2')).body.totalCount).toBe(4);
+    expect((await api.get('/customers?limit=10')).body.data.map((c: { id: string }) => c.id)).toContain(created.id);
+  });
+
   it('customers written before the wire column get theirs from the migration, and a snapshot without it still lists', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'lists-wire-'));
     const file = join(dir, 'sandbox.db');

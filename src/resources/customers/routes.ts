@@ -2,7 +2,7 @@ import { guardCustomerContactChange, signedHeadersOf } from '../wallet-auth/inde
 import type { OperationHandlers } from '../area.js';
 import { getImportJob, presentImportJob, startImport } from './bulk.js';
 import { jsonText } from '../../server/json-text.js';
-import { jsonBody, queryOf } from '../../server/validate.js';
+import { jsonBody, listQueryOf } from '../../server/validate.js';
 import { contactConfirm, customerCreate, customerListQuery, customerUpdate } from './schemas.js';
 import {
   confirmContactCode,
@@ -22,7 +22,7 @@ export const handlers: OperationHandlers = {
     const input = await jsonBody(c, customerCreate);
     return c.json(presentCustomer(createCustomer(c.get('ctx'), c.get('platform'), input)), 201);
   },
-  listCustomers: (c) => jsonText(c, listCustomersJson(c.get('ctx'), c.get('platform'), queryOf(c, customerListQuery))),
+  listCustomers: (c) => jsonText(c, listCustomersJson(c.get('ctx'), c.get('platform'), listQueryOf(c, customerListQuery))),
   getCustomerById: (c) => c.json(presentCustomer(findCustomer(c.get('ctx'), c.get('platform').id, c.req.param('customerId')!))),
   updateCustomerById: async (c) => {
     const input = await jsonBody(c, customerUpdate);

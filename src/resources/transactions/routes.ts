@@ -1,13 +1,13 @@
 import type { OperationHandlers } from '../area.js';
 import { jsonText } from '../../server/json-text.js';
-import { queryOf } from '../../server/validate.js';
+import { listQueryOf } from '../../server/validate.js';
 import { listTransactionsQuery } from './schemas.js';
 import { getTransaction, listTransactionsJson } from './service.js';
 
 /** Transactions: list and get. */
 export const handlers: OperationHandlers = {
   listTransactions: (c) => {
-    const query = queryOf(c, listTransactionsQuery);
+    const query = listQueryOf(c, listTransactionsQuery);
     const normalized = {
       ...query,
       startDate: query.startDate === undefined ? undefined : new Date(query.startDate).toISOString(),
