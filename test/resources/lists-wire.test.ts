@@ -117,7 +117,7 @@ describe('lists from stored wire JSON', () => {
     expect((await api.get('/customers?limit=10')).body.data.map((c: { id: string }) => c.id)).toContain(created.id);
   });
 
-  it('customers written before the wire column get theirs from the migration, and a snapshot without it still lists', async () => {
+  it('customers written before the wire column get theirs from the migration; a snapshot import computes them from the restored rows', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'lists-wire-'));
     const file = join(dir, 'sandbox.db');
     try {
@@ -144,17 +144,25 @@ describe('lists from stored wire JSON', () => {
         await sandbox.close();
       }
 
-      // A snapshot taken before the column existed restores rows without it; the list presents them.
+      // Snapshots carry rows without the derived wire JSON; an import computes it from the rows as
+      // restored, so a snapshot edited by hand (as bench/tui.mjs clones rows) lists what it holds.
       const customers = snapshot.tables.customers as { columns: string[]; rows: unknown[][] };
-      const at = customers.columns.indexOf('wire');
-      expect(at).toBeGreaterThan(-1);
-      customers.columns.splice(at, 1);
-      for (const row of customers.rows) row.splice(at, 1);
+      expect(customers.columns).not.toContain('wire');
+      const col = (name: string) => customers.columns.indexOf(name);
+      const edited = customers.rows[0]!;
+      edited[col('platform_customer_id')] = 'edited-by-hand';
+      edited[col('profile')] = String(edited[col('profile')]).replace('Jane Smith', 'Edited Person');
+      // A stale wire column in a hand-made snapshot is ignored.
+      customers.columns.push('wire');
+      for (const row of customers.rows) row.push('{"stale":true}');
       const fresh = await startSandbox();
       try {
         const target = new Api(fresh);
         expect((await target.post('/_sandbox/snapshot', snapshot)).status).toBe(200);
-        expect((await raw(target, '/customers?isIncludingDeleted=true')).text).toBe(before);
+        const listed = await expectListMatchesGets(target, '/customers?isIncludingDeleted=true', customerGet);
+        expect(listed.length).toBe(3);
+        expect(listed.find((c) => c.id === edited[col('id')])).toMatchObject({ platformCustomerId: 'edited-by-hand', fullName: 'Edited Person' });
+        expect(fresh.context.db.prepare('SELECT COUNT(*) FROM customers WHERE wire IS NULL').pluck().get()).toBe(0);
       } finally {
         await fresh.close();
       }

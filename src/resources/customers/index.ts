@@ -2,7 +2,7 @@ import type { Area } from '../area.js';
 import { customerMigrations, customerWireMigration } from './repo.js';
 import { handlers } from './routes.js';
 import { registerImportJobs, removePlatformImports } from './bulk.js';
-import { removePlatformCustomers, wireOfRow } from './service.js';
+import { refillCustomerWires, removePlatformCustomers, wireOfRow } from './service.js';
 
 export {
   assertCustomerCanMoveMoney,
@@ -32,4 +32,6 @@ export const customersArea: Area = {
     removePlatformImports(ctx, platform.id);
     removePlatformCustomers(ctx, platform.id);
   },
+  // A customer's wire JSON is kept in its row for lists; snapshots carry the rows without it.
+  derived: { columns: { customers: ['wire'] }, refill: refillCustomerWires },
 };

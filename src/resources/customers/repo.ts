@@ -63,17 +63,17 @@ export const customerMigrations: Migration[] = [
  * from `wireOf` (the service's presentation of a row).
  */
 export function customerWireMigration(wireOf: (row: CustomerRow) => string): Migration {
-  return {
-    id: 'customers-lists-002',
-    sql: 'ALTER TABLE customers ADD COLUMN wire TEXT;',
-    backfill: (db) => {
-      const batch = db.prepare('SELECT * FROM customers WHERE id > ? ORDER BY id LIMIT 1000');
-      const write = db.prepare('UPDATE customers SET wire = ? WHERE id = ?');
-      for (let rows = batch.all('') as CustomerRow[]; rows.length > 0; rows = batch.all(rows[rows.length - 1]!.id) as CustomerRow[]) {
-        for (const row of rows) write.run(wireOf(row), row.id);
-      }
-    },
-  };
+  return { id: 'customers-lists-002', sql: 'ALTER TABLE customers ADD COLUMN wire TEXT;', backfill: (db) => writeWires(db, wireOf) };
+}
+
+/** Writes the `wire` of every customer (of one platform, when given) from `wireOf`, a thousand rows at a time. */
+function writeWires(db: Db, wireOf: (row: CustomerRow) => string, platformId?: string): void {
+  const scope = platformId === undefined ? [] : [platformId];
+  const batch = db.prepare(`SELECT * FROM customers WHERE ${platformId === undefined ? '' : 'platform_id = ? AND '}id > ? ORDER BY id LIMIT 1000`);
+  const write = db.prepare('UPDATE customers SET wire = ? WHERE id = ?');
+  for (let rows = batch.all(...scope, '') as CustomerRow[]; rows.length > 0; rows = batch.all(...scope, rows[rows.length - 1]!.id) as CustomerRow[]) {
+    for (const row of rows) write.run(wireOf(row), row.id);
+  }
 }
 
 /** A bulk CSV import job. `rows` holds the parsed rows (objects keyed by column). */
@@ -128,8 +128,8 @@ export class ImportJobRepo {
 
 /**
  * A customer row as stored. `profile` is the JSON of the type's own fields; `contact` the
- * contact-verification state; `wire` the customer's wire JSON, written with every change (NULL
- * only in rows restored from a snapshot taken before the column existed).
+ * contact-verification state; `wire` the customer's wire JSON, written with every change (and
+ * computed again for rows a snapshot import restores: snapshots leave it out).
  */
 export interface CustomerRow {
   id: string;
@@ -210,7 +210,7 @@ export class CustomerRepo {
   private readonly lists;
   private readonly removePlatformStmt;
 
-  constructor(db: Db) {
+  constructor(private readonly db: Db) {
     this.insertStmt = db.prepare(
       `INSERT INTO customers (id, platform_id, customer_type, platform_customer_id, uma_address, region, currencies, kyc_status, profile, consent, contact, is_deleted, created_at, updated_at, wire)
        VALUES (@id, @platform_id, @customer_type, @platform_customer_id, @uma_address, @region, @currencies, @kyc_status, @profile, @consent, @contact, @is_deleted, @created_at, @updated_at, @wire)`,
@@ -285,6 +285,11 @@ export class CustomerRepo {
 
   removePlatform(platformId: string): void {
     this.removePlatformStmt.run(platformId);
+  }
+
+  /** Writes the `wire` of every customer of a platform (after a snapshot import restored its rows). */
+  refillWires(platformId: string, wireOf: (row: CustomerRow) => string): void {
+    writeWires(this.db, wireOf, platformId);
   }
 }
 

@@ -98,7 +98,7 @@ const toRow = (record: CustomerRecord): CustomerRow => ({
   wire: JSON.stringify(presentCustomer(record)),
 });
 
-/** The wire JSON of a stored row (rows written before `wire` was kept, or restored without it). */
+/** The wire JSON of a stored row (for rows written before `wire` was kept, and rows a snapshot import restored). */
 export const wireOfRow = (row: CustomerRow): string => JSON.stringify(presentCustomer(toRecord(row)));
 
 const USER_NOT_FOUND = 'USER_NOT_FOUND';
@@ -387,7 +387,7 @@ export function listCustomersJson(ctx: SandboxContext, platform: Platform, query
   const repo = repoOf(ctx);
   const wires = (request: PageRequest): string[] => {
     const page = repo.pageWires(filter, request);
-    // A row restored from a snapshot older than the `wire` column is presented here.
+    // A row without its wire JSON (written by SQL outside the repo) is presented here.
     return page.includes(null) ? repo.page(filter, request).map((row) => row.wire ?? wireOfRow(row)) : (page as string[]);
   };
   return paginateJson(query, wires, () => repo.count(filter));
@@ -488,6 +488,11 @@ export function enrollVerifiedPhone(ctx: SandboxContext, platform: Platform, cus
     repoOf(ctx).update(toRow(record));
     return record;
   });
+}
+
+/** Computes the stored wire JSON of every customer of a platform again (its rows were just restored from a snapshot). */
+export function refillCustomerWires(ctx: SandboxContext, platformId: string): void {
+  repoOf(ctx).refillWires(platformId, wireOfRow);
 }
 
 /** Deletes every customer of a platform (sandbox reset). */
