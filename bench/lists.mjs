@@ -22,6 +22,7 @@ const SEED_CHUNK = 100_000;
 const TARGET_RPS = 3000;
 const TARGET_P99 = 10;
 const MAX_DROP = 0.2;
+const WARM_UP_SECONDS = 1;
 
 /** The cursor the sandbox issues for a page ending at `id` (bench-only knowledge of src/core/pagination.ts). */
 const cursorAfter = (id) => Buffer.from(JSON.stringify({ k: id }), 'utf8').toString('base64url');
@@ -56,6 +57,8 @@ const CLOCK_TICKS = 100;
  * the load generator and other work, a steadier measure of a change than throughput.
  */
 async function measure(url, seconds, pid) {
+  // A second of the same load first: the figures are the steady state, not the JIT warming up on a fresh sandbox.
+  await load({ url, connections: 10, duration: WARM_UP_SECONDS });
   const before = cpuMs(pid);
   const r = await load({ url, connections: 10, duration: seconds });
   const after = cpuMs(pid);
