@@ -2,13 +2,15 @@
 // Lists at scale: `GET /customers?limit=20`, the `platformCustomerId` filter, a deep cursor page
 // and get-by-id at each customer count, and `GET /transactions?limit=20` at each transaction
 // count, 10 connections, each size in a fresh sandbox with a file database seeded through
-// `POST /_sandbox/seed` (the services' own create and fund, many rows per transaction).
+// `POST /_sandbox/seed` (the services' own create and fund, many rows per transaction). Each read
+// also reports the sandbox's CPU time per request (Linux, from /proc), steadier than throughput on a
+// shared machine.
 //
 //   npm run build && node bench/lists.mjs [--sizes 1000,100000,1000000] [--transactions 1000,1000000] [--seconds 5]
 //
 // In `npm run bench` (bench/scenarios/50-lists.mjs) the sizes come from BENCH_LIST_SIZES and
 // BENCH_LIST_TRANSACTIONS (same comma lists).
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +22,7 @@ const SEED_CHUNK = 100_000;
 const TARGET_RPS = 3000;
 const TARGET_P99 = 10;
 const MAX_DROP = 0.2;
+const WARM_UP_SECONDS = 1;
 
 /** The cursor the sandbox issues for a page ending at `id` (bench-only knowledge of src/core/pagination.ts). */
 const cursorAfter = (id) => Buffer.from(JSON.stringify({ k: id }), 'utf8').toString('base64url');
@@ -37,10 +40,32 @@ async function seedInChunks(baseUrl, field, total) {
   return { pcidOf, seconds: (performance.now() - started) / 1000 };
 }
 
-async function measure(url, seconds) {
+/** CPU time (user + system) a process has used so far, in ms, from /proc (Linux); undefined elsewhere. */
+function cpuMs(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return undefined;
+  }
+}
+/** USER_HZ: 100 on every Linux the benchmark runs on. */
+const CLOCK_TICKS = 100;
+
+/**
+ * One load; with the sandbox's pid, also its CPU time per request (us): on a machine shared with
+ * the load generator and other work, a steadier measure of a change than throughput.
+ */
+async function measure(url, seconds, pid) {
+  // A second of the same load first: the figures are the steady state, not the JIT warming up on a fresh sandbox.
+  await load({ url, connections: 10, duration: WARM_UP_SECONDS });
+  const before = cpuMs(pid);
   const r = await load({ url, connections: 10, duration: seconds });
+  const after = cpuMs(pid);
   if (r.non2xx || r.errors) throw new Error(`${url}: ${r.non2xx} non-2xx, ${r.errors} errors`);
-  return r;
+  // Requests served: the mean rate over the load's seconds.
+  const served = r.rps * seconds;
+  return { ...r, cpuUs: before === undefined || after === undefined || !served ? undefined : ((after - before) * 1000) / served };
 }
 
 /** One sandbox with `size` customers: the four reads. */
@@ -57,10 +82,10 @@ async function customersAt(size, seconds, dir) {
     if (first.totalCount !== size) throw new Error(`totalCount ${first.totalCount}, expected ${size}`);
     return {
       seedSeconds: seeded.seconds,
-      list: await measure(`${baseUrl}/customers?limit=20`, seconds),
-      filtered: await measure(`${baseUrl}/customers?platformCustomerId=${encodeURIComponent(pcid)}`, seconds),
-      deep: await measure(`${baseUrl}/customers?limit=20&cursor=${cursorAfter(id)}`, seconds),
-      byId: await measure(`${baseUrl}/customers/${encodeURIComponent(id)}`, seconds),
+      list: await measure(`${baseUrl}/customers?limit=20`, seconds, child.pid),
+      filtered: await measure(`${baseUrl}/customers?platformCustomerId=${encodeURIComponent(pcid)}`, seconds, child.pid),
+      deep: await measure(`${baseUrl}/customers?limit=20&cursor=${cursorAfter(id)}`, seconds, child.pid),
+      byId: await measure(`${baseUrl}/customers/${encodeURIComponent(id)}`, seconds, child.pid),
     };
   } finally {
     await stop(child);
@@ -74,7 +99,7 @@ async function transactionsAt(size, seconds, dir) {
     const seeded = await seedInChunks(baseUrl, 'transactions', size);
     const first = await api(baseUrl, 'GET', '/transactions?limit=20');
     if (first.totalCount !== size) throw new Error(`totalCount ${first.totalCount}, expected ${size}`);
-    return { seedSeconds: seeded.seconds, list: await measure(`${baseUrl}/transactions?limit=20`, seconds) };
+    return { seedSeconds: seeded.seconds, list: await measure(`${baseUrl}/transactions?limit=20`, seconds, child.pid) };
   } finally {
     await stop(child);
   }
@@ -95,6 +120,7 @@ export async function benchLists({ sizes = DEFAULT_SIZES, transactions = DEFAULT
     const within = base ? r.rps >= base.rps * (1 - MAX_DROP) : true;
     rows.push({ name: `${name} throughput`, value: r.rps, unit: 'req/s', target: targetedSize ? `>= ${TARGET_RPS} req/s${base ? `, >= 80 % of ${fmt(Math.round(base.rps))}` : ''}` : '', ok: !targetedSize || (r.rps >= TARGET_RPS && within) });
     rows.push({ name: `${name} p99`, value: r.p99, unit: 'ms', target: targetedSize ? `<= ${TARGET_P99} ms` : '', ok: !targetedSize || r.p99 <= TARGET_P99 });
+    if (r.cpuUs !== undefined) rows.push({ name: `${name} server CPU per request`, value: r.cpuUs, unit: 'us', target: '', ok: true });
   };
   try {
     let base;

@@ -67,3 +67,25 @@ export function paginate<Row, Out>(
   if (hasMore && last !== undefined) page.nextCursor = encodeCursor(keyOf(last));
   return page;
 }
+
+/**
+ * `paginate` for items kept as their wire JSON text (a stored, always-current representation):
+ * the page as JSON text, byte for byte what `JSON.stringify` of `paginate`'s page gives, built by
+ * joining the items' text (no parse, present and stringify per item). `keyOf` reads an item's
+ * sort key from its text (only the last item's, for `nextCursor`).
+ */
+export function paginateJson(
+  query: { limit: number; cursor?: string | undefined },
+  fetch: (request: PageRequest) => string[],
+  count: () => number,
+  keyOf: (json: string) => string = (json) => (JSON.parse(json) as { id: string }).id,
+): string {
+  const afterKey = decodeCursor(query.cursor);
+  const items = fetch({ afterKey, take: query.limit + 1 });
+  const hasMore = items.length > query.limit;
+  if (hasMore) items.length = query.limit;
+  const totalCount = count();
+  const last = items[items.length - 1];
+  const nextCursor = hasMore && last !== undefined ? `,"nextCursor":${JSON.stringify(encodeCursor(keyOf(last)))}` : '';
+  return `{"data":[${items.join(',')}],"hasMore":${hasMore},"totalCount":${JSON.stringify(totalCount)}${nextCursor}}`;
+}

@@ -21,4 +21,10 @@ export interface Area {
   init?: (ctx: SandboxContext) => void;
   /** Deletes every row of a platform (`POST /_sandbox/reset`). */
   resetPlatform?: (ctx: SandboxContext, platform: Platform) => void;
+  /**
+   * Columns the area computes from its own rows and keeps for speed (a customer's stored wire
+   * JSON): snapshots leave them out, and `refill` computes them again for a platform whose rows a
+   * snapshot import has just restored (inside the import's transaction).
+   */
+  derived?: { columns: Readonly<Record<string, readonly string[]>>; refill: (ctx: SandboxContext, platformId: string) => void };
 }

@@ -50,14 +50,16 @@ function derivedTables(ctx: SandboxContext): Set<string> {
   return out;
 }
 
-/** Platform-owned tables and their columns, read from the schema (derived tables left out). */
-function platformTables(ctx: SandboxContext): Map<string, ColumnInfo[]> {
+/** Platform-owned tables and their columns, read from the schema (derived tables and the areas' derived columns left out). */
+function platformTables(ctx: SandboxContext, areas: readonly Area[]): Map<string, ColumnInfo[]> {
   const names = ctx.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`).all() as { name: string }[];
   const derived = derivedTables(ctx);
+  const derivedColumns = (table: string) => new Set(areas.flatMap((area) => area.derived?.columns[table] ?? []));
   const out = new Map<string, ColumnInfo[]>();
   for (const { name } of names) {
     if (derived.has(name)) continue;
-    const columns = ctx.db.prepare(`SELECT name, type, pk FROM pragma_table_info(?)`).all(name) as ColumnInfo[];
+    const skipped = derivedColumns(name);
+    const columns = (ctx.db.prepare(`SELECT name, type, pk FROM pragma_table_info(?)`).all(name) as ColumnInfo[]).filter((c) => !skipped.has(c.name));
     if (columns.some((c) => c.name === 'platform_id')) out.set(name, columns);
   }
   return out;
@@ -74,15 +76,15 @@ const decode = (value: unknown) =>
   value !== null && typeof value === 'object' && '$base64' in value ? Buffer.from(String((value as { $base64: string }).$base64), 'base64') : value;
 
 /** Reads a platform's whole state, in one read transaction. */
-export function exportSnapshot(ctx: SandboxContext, platform: Platform): Snapshot {
+export function exportSnapshot(ctx: SandboxContext, areas: readonly Area[], platform: Platform): Snapshot {
   return ctx.tx(() => {
     const tables: Record<string, SnapshotTable> = {};
-    for (const [name, columns] of platformTables(ctx)) {
+    for (const [name, columns] of platformTables(ctx, areas)) {
       const keys = columns.filter((c) => c.pk > 0).sort((a, b) => a.pk - b.pk);
       // Insertion order where SQLite keeps one (rowid tables), else the primary key (WITHOUT ROWID).
       const withoutRowid = /WITHOUT\s+ROWID/i.test(String((ctx.db.prepare(`SELECT sql FROM sqlite_master WHERE name = ?`).get(name) as { sql: string }).sql));
       const order = withoutRowid ? keys.map((c) => quote(c.name)).join(', ') : 'rowid';
-      const statement = ctx.db.prepare(`SELECT * FROM ${quote(name)} WHERE platform_id = ? ORDER BY ${order}`).raw(true);
+      const statement = ctx.db.prepare(`SELECT ${columns.map((c) => quote(c.name)).join(', ')} FROM ${quote(name)} WHERE platform_id = ? ORDER BY ${order}`).raw(true);
       const rows = (statement.all(platform.id) as unknown[][]).map((row) => row.map(encode));
       tables[name] = { columns: columns.map((c) => c.name), rows };
     }
@@ -134,11 +136,13 @@ export function importSnapshot(
   platform: Platform,
   snapshot: Snapshot,
 ): { platformId: string; tables: Record<string, number> } {
-  const known = platformTables(ctx);
+  const known = platformTables(ctx, areas);
+  // A derived column in a snapshot (hand-made, or from a sandbox that kept it) is ignored: `refill` computes it.
+  const derivedColumn = (table: string, column: string) => areas.some((area) => area.derived?.columns[table]?.includes(column));
   for (const [name, table] of Object.entries(snapshot.tables)) {
     const columns = known.get(name);
     if (!columns) throw invalid(`The snapshot has a table ${name} this sandbox does not have (a newer version made it?).`, { table: name });
-    const missing = table.columns.filter((c) => !columns.some((k) => k.name === c));
+    const missing = table.columns.filter((c) => !columns.some((k) => k.name === c) && !derivedColumn(name, c));
     if (missing.length) throw invalid(`Table ${name} of the snapshot has columns this sandbox does not have: ${missing.join(', ')}.`, { table: name });
   }
   // The calling platform takes the snapshot's id when no other platform here has it (a fresh
@@ -162,7 +166,9 @@ export function importSnapshot(
       const shift = ctx.clock.now() + ahead - snapshot.clock.nowMs;
       for (const [name, table] of Object.entries(snapshot.tables)) {
         const columns = known.get(name)!;
-        const keep = table.columns.map((c, i) => ({ c, i, info: columns.find((k) => k.name === c)! })).filter(({ info }) => !isRowid(info, columns));
+        const keep = table.columns
+          .map((c, i) => ({ c, i, info: columns.find((k) => k.name === c) }))
+          .filter((column): column is { c: string; i: number; info: ColumnInfo } => column.info !== undefined && !isRowid(column.info, columns));
         const insert = ctx.db.prepare(`INSERT INTO ${quote(name)} (${keep.map(({ c }) => quote(c)).join(', ')}) VALUES (${keep.map(() => '?').join(', ')})`);
         const dueAt = name === 'jobs' ? keep.findIndex(({ c }) => c === 'due_at') : -1;
         for (const row of table.rows) {
@@ -172,6 +178,7 @@ export function importSnapshot(
         }
         counts[name] = table.rows.length;
       }
+      for (const area of areas) area.derived?.refill(ctx, to);
       ctx.db
         .prepare('UPDATE platforms SET regulated = ?, settings = ?, config_id = ?, config = ?, created_at = ?, updated_at = ? WHERE id = ?')
         .run(snapshot.platform.regulated, snapshot.platform.settings, snapshot.platform.config_id, move(snapshot.platform.config), snapshot.platform.created_at, snapshot.platform.updated_at, to);

@@ -44,7 +44,7 @@ export function stateRoutes(ctx: SandboxContext, areas: readonly Area[], dispatc
     });
   });
 
-  app.get('/snapshot', (c) => c.json(exportSnapshot(ctx, c.get('platform'))));
+  app.get('/snapshot', (c) => c.json(exportSnapshot(ctx, areas, c.get('platform'))));
 
   app.post('/snapshot', async (c) => {
     const snapshot = checkSnapshot(await bodyJson(await c.req.text()));

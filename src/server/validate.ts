@@ -116,6 +116,40 @@ export function queryOf<S extends z.ZodType>(c: AppContext, schema: S): z.infer<
   return parseWith(schema, flat, 'query string');
 }
 
+/** Query strings remembered per schema by `listQueryOf`. */
+const QUERY_MEMO_SIZE = 256;
+const queryMemos = new WeakMap<z.ZodType, Map<string, unknown>>();
+
+const deepFreeze = <T>(value: T): T => {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    for (const item of Object.values(value)) deepFreeze(item);
+    Object.freeze(value);
+  }
+  return value;
+};
+
+/**
+ * `queryOf` for a list's query, whose validated value is a pure function of the query string (no
+ * clock, no randomness, no state): a query string seen lately (a client polling a list, or
+ * asking for the same filter again) reuses its validated value, frozen, instead of parsing and
+ * validating again, which costs a list request more than reading its page. Only values are
+ * remembered, never answers: the page is read afresh every time. An invalid query is validated
+ * (and refused) every time.
+ */
+export function listQueryOf<S extends z.ZodType>(c: AppContext, schema: S): z.infer<S> {
+  const url = c.req.url;
+  const start = url.indexOf('?');
+  const hash = url.indexOf('#');
+  const key = start < 0 ? '' : url.slice(start + 1, hash < 0 ? undefined : hash);
+  let memo = queryMemos.get(schema);
+  if (!memo) queryMemos.set(schema, (memo = new Map()));
+  if (memo.has(key)) return memo.get(key) as z.infer<S>;
+  const value = deepFreeze(queryOf(c, schema));
+  if (memo.size >= QUERY_MEMO_SIZE) memo.delete(memo.keys().next().value!);
+  memo.set(key, value);
+  return value;
+}
+
 /**
  * Longest string accepted in any request field the contract gives no `maxLength` (a sandbox
  * maximum, documented in the README); fields whose contract schema has a limit keep theirs.

@@ -9,6 +9,8 @@ export type Db = Database.Database;
 export interface Migration {
   id: string;
   sql: string;
+  /** Fills what SQL cannot compute from the rows already there (e.g. a stored representation); runs after `sql`, in its transaction. */
+  backfill?: (db: Db) => void;
 }
 
 /** Thrown when the database file cannot be opened; the CLI prints its message as one line. */
@@ -61,6 +63,7 @@ export function migrate(db: Db, migrations: readonly Migration[]): string[] {
     if (applied.has(migration.id)) continue;
     db.transaction(() => {
       db.exec(migration.sql);
+      migration.backfill?.(db);
       record.run(migration.id, new Date().toISOString());
     })();
     ran.push(migration.id);

@@ -1,8 +1,8 @@
 import type { Area } from '../area.js';
-import { customerMigrations } from './repo.js';
+import { customerMigrations, customerWireMigration } from './repo.js';
 import { handlers } from './routes.js';
 import { registerImportJobs, removePlatformImports } from './bulk.js';
-import { removePlatformCustomers } from './service.js';
+import { refillCustomerWires, removePlatformCustomers, wireOfRow } from './service.js';
 
 export {
   assertCustomerCanMoveMoney,
@@ -25,11 +25,13 @@ export { EU_COUNTRIES, isCountryCode } from './validation.js';
 /** Customers: CRUD, End User Terms and consent, contact verification, bulk CSV import. */
 export const customersArea: Area = {
   name: 'customers',
-  migrations: customerMigrations,
+  migrations: [...customerMigrations, customerWireMigration(wireOfRow)],
   handlers,
   init: registerImportJobs,
   resetPlatform: (ctx, platform) => {
     removePlatformImports(ctx, platform.id);
     removePlatformCustomers(ctx, platform.id);
   },
+  // A customer's wire JSON is kept in its row for lists; snapshots carry the rows without it.
+  derived: { columns: { customers: ['wire'] }, refill: refillCustomerWires },
 };

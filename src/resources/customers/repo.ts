@@ -1,4 +1,4 @@
-import { ListQueries, maintainedCountDdl, uuidv7Floor, Where } from '../../core/list-query.js';
+import { ListQueries, maintainedCountDdl, uuidv7Floor, Where, type KeysetPage } from '../../core/list-query.js';
 import type { PageRequest } from '../../core/pagination.js';
 import type { Db, Migration } from '../../store/db.js';
 
@@ -57,6 +57,25 @@ export const customerMigrations: Migration[] = [
   },
 ];
 
+/**
+ * Each customer's wire JSON (what `GET /customers/{id}` answers) kept in its row, written with
+ * every change of the row, so a list page is its rows' text joined. Rows already there get theirs
+ * from `wireOf` (the service's presentation of a row).
+ */
+export function customerWireMigration(wireOf: (row: CustomerRow) => string): Migration {
+  return { id: 'customers-lists-002', sql: 'ALTER TABLE customers ADD COLUMN wire TEXT;', backfill: (db) => writeWires(db, wireOf) };
+}
+
+/** Writes the `wire` of every customer (of one platform, when given) from `wireOf`, a thousand rows at a time. */
+function writeWires(db: Db, wireOf: (row: CustomerRow) => string, platformId?: string): void {
+  const scope = platformId === undefined ? [] : [platformId];
+  const batch = db.prepare(`SELECT * FROM customers WHERE ${platformId === undefined ? '' : 'platform_id = ? AND '}id > ? ORDER BY id LIMIT 1000`);
+  const write = db.prepare('UPDATE customers SET wire = ? WHERE id = ?');
+  for (let rows = batch.all(...scope, '') as CustomerRow[]; rows.length > 0; rows = batch.all(...scope, rows[rows.length - 1]!.id) as CustomerRow[]) {
+    for (const row of rows) write.run(wireOf(row), row.id);
+  }
+}
+
 /** A bulk CSV import job. `rows` holds the parsed rows (objects keyed by column). */
 export interface ImportJobRow {
   id: string;
@@ -107,7 +126,11 @@ export class ImportJobRepo {
   }
 }
 
-/** A customer row as stored. `profile` is the JSON of the type's own fields; `contact` the contact-verification state. */
+/**
+ * A customer row as stored. `profile` is the JSON of the type's own fields; `contact` the
+ * contact-verification state; `wire` the customer's wire JSON, written with every change (and
+ * computed again for rows a snapshot import restores: snapshots leave it out).
+ */
 export interface CustomerRow {
   id: string;
   platform_id: string;
@@ -123,6 +146,7 @@ export interface CustomerRow {
   is_deleted: number;
   created_at: string;
   updated_at: string;
+  wire: string | null;
 }
 
 /** Filters of `GET /customers`. */
@@ -186,14 +210,14 @@ export class CustomerRepo {
   private readonly lists;
   private readonly removePlatformStmt;
 
-  constructor(db: Db) {
+  constructor(private readonly db: Db) {
     this.insertStmt = db.prepare(
-      `INSERT INTO customers (id, platform_id, customer_type, platform_customer_id, uma_address, region, currencies, kyc_status, profile, consent, contact, is_deleted, created_at, updated_at)
-       VALUES (@id, @platform_id, @customer_type, @platform_customer_id, @uma_address, @region, @currencies, @kyc_status, @profile, @consent, @contact, @is_deleted, @created_at, @updated_at)`,
+      `INSERT INTO customers (id, platform_id, customer_type, platform_customer_id, uma_address, region, currencies, kyc_status, profile, consent, contact, is_deleted, created_at, updated_at, wire)
+       VALUES (@id, @platform_id, @customer_type, @platform_customer_id, @uma_address, @region, @currencies, @kyc_status, @profile, @consent, @contact, @is_deleted, @created_at, @updated_at, @wire)`,
     );
     this.updateStmt = db.prepare(
       `UPDATE customers SET uma_address = @uma_address, region = @region, currencies = @currencies, kyc_status = @kyc_status, profile = @profile,
-       consent = @consent, contact = @contact, is_deleted = @is_deleted, updated_at = @updated_at WHERE id = @id`,
+       consent = @consent, contact = @contact, is_deleted = @is_deleted, updated_at = @updated_at, wire = @wire WHERE id = @id`,
     );
     this.byIdStmt = db.prepare('SELECT * FROM customers WHERE platform_id = ? AND id = ?');
     this.activeByPlatformIdStmt = db.prepare('SELECT id FROM customers WHERE platform_id = ? AND platform_customer_id = ? AND is_deleted = 0').pluck();
@@ -233,7 +257,16 @@ export class CustomerRepo {
 
   /** One page in id order through the index of the most selective filter given. */
   page(filter: CustomerFilter, request: PageRequest): CustomerRow[] {
-    return this.lists.page<CustomerRow>({ table: 'customers', where: whereOf(filter), index: indexFor(filter), afterKey: request.afterKey, take: request.take });
+    return this.lists.page<CustomerRow>(this.pageOf(filter, request));
+  }
+
+  /** The `wire` of each row of the same page as `page`. */
+  pageWires(filter: CustomerFilter, request: PageRequest): (string | null)[] {
+    return this.lists.pageOf<string | null>('wire', this.pageOf(filter, request));
+  }
+
+  private pageOf(filter: CustomerFilter, request: PageRequest): KeysetPage {
+    return { table: 'customers', where: whereOf(filter), index: indexFor(filter), afterKey: request.afterKey, take: request.take };
   }
 
   /**
@@ -252,6 +285,11 @@ export class CustomerRepo {
 
   removePlatform(platformId: string): void {
     this.removePlatformStmt.run(platformId);
+  }
+
+  /** Writes the `wire` of every customer of a platform (after a snapshot import restored its rows). */
+  refillWires(platformId: string, wireOf: (row: CustomerRow) => string): void {
+    writeWires(this.db, wireOf, platformId);
   }
 }
 

@@ -1,7 +1,8 @@
 import { guardCustomerContactChange, signedHeadersOf } from '../wallet-auth/index.js';
 import type { OperationHandlers } from '../area.js';
 import { getImportJob, presentImportJob, startImport } from './bulk.js';
-import { jsonBody, queryOf } from '../../server/validate.js';
+import { jsonText } from '../../server/json-text.js';
+import { jsonBody, listQueryOf } from '../../server/validate.js';
 import { contactConfirm, customerCreate, customerListQuery, customerUpdate } from './schemas.js';
 import {
   confirmContactCode,
@@ -9,7 +10,7 @@ import {
   deleteCustomer,
   endUserTerms,
   findCustomer,
-  listCustomers,
+  listCustomersJson,
   presentCustomer,
   sendContactCode,
   updateCustomer,
@@ -21,7 +22,7 @@ export const handlers: OperationHandlers = {
     const input = await jsonBody(c, customerCreate);
     return c.json(presentCustomer(createCustomer(c.get('ctx'), c.get('platform'), input)), 201);
   },
-  listCustomers: (c) => c.json(listCustomers(c.get('ctx'), c.get('platform'), queryOf(c, customerListQuery))),
+  listCustomers: (c) => jsonText(c, listCustomersJson(c.get('ctx'), c.get('platform'), listQueryOf(c, customerListQuery))),
   getCustomerById: (c) => c.json(presentCustomer(findCustomer(c.get('ctx'), c.get('platform').id, c.req.param('customerId')!))),
   updateCustomerById: async (c) => {
     const input = await jsonBody(c, customerUpdate);

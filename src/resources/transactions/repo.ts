@@ -144,8 +144,17 @@ export class TransactionRepo {
     return this.byIdStmt.get(platformId, id) as TransactionRow | undefined;
   }
 
-  /** A page in id order (`desc` newest first), strictly after `afterKey` in that order, through the filter's index. */
-  page(platformId: string, filter: TransactionFilter, afterKey: string | undefined, take: number, order: 'asc' | 'desc'): TransactionRow[] {
+  /**
+   * The stored bodies (the contract's Transaction JSON, as written) of a page in id order (`desc`
+   * newest first), strictly after `afterKey` in that order, through the filter's index.
+   */
+  bodies(platformId: string, filter: TransactionFilter, afterKey: string | undefined, take: number, order: 'asc' | 'desc'): string[] {
+    if (filter.accountIdentifier !== undefined) return this.page(platformId, filter, afterKey, take, order).map((row) => row.body);
+    return this.lists.pageOf<string>('body', { table: 'transactions', where: whereOf(platformId, filter), index: indexFor(filter), order, afterKey, take });
+  }
+
+  /** A page of rows in id order (`desc` newest first), strictly after `afterKey` in that order, through the filter's index. */
+  private page(platformId: string, filter: TransactionFilter, afterKey: string | undefined, take: number, order: 'asc' | 'desc'): TransactionRow[] {
     if (filter.accountIdentifier !== undefined) {
       // Either side: a page from each side's index, merged in key order (a transfer between two sides of one account once).
       const byId = new Map<string, TransactionRow>();

@@ -1,6 +1,6 @@
 import { perContext } from '../../core/per-context.js';
 import { notFound } from '../../core/errors.js';
-import { paginate, type Page } from '../../core/pagination.js';
+import { paginateJson, type Page } from '../../core/pagination.js';
 import type { SandboxContext } from '../../context.js';
 import { TransactionRepo, type TransactionFilter, type TransactionRow } from './repo.js';
 
@@ -107,6 +107,9 @@ export function updateTransaction(ctx: SandboxContext, platformId: string, id: s
 
 const toBody = (row: TransactionRow) => JSON.parse(row.body) as TransactionBody;
 
+/** The query of `GET /transactions`, dates normalised to ISO strings. */
+export type TransactionListQuery = TransactionFilter & { limit: number; cursor?: string | undefined; sortOrder: 'asc' | 'desc' };
+
 /** A transaction of the platform, or `404 TRANSACTION_NOT_FOUND`. */
 export function getTransaction(ctx: SandboxContext, platformId: string, id: string): TransactionBody {
   const row = repoOf(ctx).byId(platformId, id);
@@ -114,20 +117,19 @@ export function getTransaction(ctx: SandboxContext, platformId: string, id: stri
   return toBody(row);
 }
 
-/** `GET /transactions`: filters, cursor pagination, `sortOrder` (newest first by default). */
-export function listTransactions(
-  ctx: SandboxContext,
-  platformId: string,
-  query: TransactionFilter & { limit: number; cursor?: string | undefined; sortOrder: 'asc' | 'desc' },
-): Page<TransactionBody> {
+/** `GET /transactions`: filters, cursor pagination, `sortOrder` (newest first by default); the page as JSON text, from the stored bodies. */
+export function listTransactionsJson(ctx: SandboxContext, platformId: string, query: TransactionListQuery): string {
   const repo = repoOf(ctx);
-  return paginate(
+  return paginateJson(
     query,
-    ({ afterKey, take }) => repo.page(platformId, query, afterKey, take, query.sortOrder),
+    ({ afterKey, take }) => repo.bodies(platformId, query, afterKey, take, query.sortOrder),
     () => repo.count(platformId, query),
-    (row) => row.id,
-    toBody,
   );
+}
+
+/** `listTransactionsJson` as objects. */
+export function listTransactions(ctx: SandboxContext, platformId: string, query: TransactionListQuery): Page<TransactionBody> {
+  return JSON.parse(listTransactionsJson(ctx, platformId, query)) as Page<TransactionBody>;
 }
 
 /** Wipes a platform's transactions (sandbox reset). */
