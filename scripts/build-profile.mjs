@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 // A profiling build: bundles the CLI (src/cli/main.ts) as scripts/build.mjs does, but without
-// minification and with inline source maps, into .prof/dist (git-excluded), so a
-// `node --cpu-prof .prof/dist/cli.js start ...` profile names the sources' own functions.
+// minification, into .prof/dist (git-excluded), so a
+// `node --cpu-prof .prof/dist/run.mjs start ...` profile names the sources' own functions.
 //
-//   node scripts/build-profile.mjs && node --cpu-prof --cpu-prof-dir .prof .prof/dist/cli.js start --port 0 --db /tmp/x.db --quiet
+//   node scripts/build-profile.mjs && node --cpu-prof --cpu-prof-dir .prof .prof/dist/run.mjs start --port 0 --db /tmp/x.db --quiet
 import { build } from 'esbuild';
-import { rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -27,4 +27,6 @@ await build({
   keepNames: true,
   logLevel: 'warning',
 });
-console.log('built .prof/dist/cli.js');
+// What bin/service-sandbox.js does for dist/cli.js.
+writeFileSync(`${root}/.prof/dist/run.mjs`, "import('./cli.js').then((cli) => cli.main(process.argv));\n");
+console.log('built .prof/dist/run.mjs');

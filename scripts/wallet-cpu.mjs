@@ -22,7 +22,7 @@ const { setupWallets, login, rate, prepareQuotes, execute, CONCURRENCY } = await
 const warm = !args.includes('--cold');
 
 const dir = mkdtempSync(join(tmpdir(), 'wallet-cpu-'));
-const entry = join(root, prof ? '.prof/dist/cli.js' : 'bin/service-sandbox.js');
+const entry = join(root, prof ? '.prof/dist/run.mjs' : 'bin/service-sandbox.js');
 const node = prof ? ['--cpu-prof', '--cpu-prof-dir', join(root, '.prof/cpu')] : [];
 const child = spawn(process.execPath, [...node, entry, '--port', '0', '--db', join(dir, 'w.db'), '--quiet'], { stdio: ['ignore', 'pipe', 'inherit'] });
 const baseUrl = await new Promise((resolve, reject) => {
