@@ -33,6 +33,9 @@ export function openDatabase(location: string): Db {
     if (!inMemory) {
       db.pragma('locking_mode = EXCLUSIVE');
       db.pragma('journal_mode = WAL');
+      // Reads map the file instead of copying each page through read(): at a million rows a
+      // list page touches pages the 32 MB cache does not hold. 1 GiB of address space, not memory.
+      db.pragma('mmap_size = 1073741824');
     }
     db.pragma('synchronous = OFF');
     db.pragma('foreign_keys = ON');
