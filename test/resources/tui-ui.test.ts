@@ -3,12 +3,15 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createElement as h } from 'react';
 import { render } from 'ink-testing-library';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { App, layoutColumns } from '../../src/tui/app.js';
 import { SandboxClient } from '../../src/tui/client.js';
 import { cell, colorsEnabled, formatMoney, parseDuration, parseMoney, statusColor } from '../../src/tui/format.js';
 import { views } from '../../src/tui/views/index.js';
 import { type Api, useSandbox } from '../helpers/sandbox.js';
+
+// Waits for screens up to 20 s each (see `see`).
+vi.setConfig({ testTimeout: 60_000 });
 
 const s = useSandbox();
 const KEY = { down: '\u001B[B', up: '\u001B[A', enter: '\r', escape: '\u001B' };
@@ -44,7 +47,9 @@ function mount(api: Api, props: { color?: boolean; onExit?: () => void } = {}) {
     }
   };
   const type = async (text: string) => press(...text.split(''));
-  const see = async (pattern: string | RegExp, timeout = 8000) => {
+  // A screen shows within milliseconds on a quiet machine; the ceiling is for a loaded CI runner,
+  // where a change reached the screen after more than 8 s once.
+  const see = async (pattern: string | RegExp, timeout = 20_000) => {
     const deadline = Date.now() + timeout;
     const test = (f: string) => (typeof pattern === 'string' ? f.includes(pattern) : pattern.test(f));
     while (!test(frame())) {
