@@ -7,6 +7,7 @@
 // but better-sqlite3 (a native addon, kept external). CommonJS dependencies get a real
 // `require` through the banner. Type errors fail the build (tsc runs first).
 import { build } from 'esbuild';
+import { bundleOptions } from './bundle-options.mjs';
 import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -17,45 +18,14 @@ rmSync(`${root}/dist`, { recursive: true, force: true });
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 execFileSync(process.execPath, [tsc, '-p', 'tsconfig.json', '--emitDeclarationOnly', '--declarationDir', 'dist/types'], { cwd: root, stdio: 'inherit' });
 
-// ink imports its React-devtools bridge (a window polyfill and a websocket client, ~70 kB)
-// only under DEV=true, and the bridge needs react-devtools-core, which is not shipped. The
-// bundle answers that import as a missing module, so ink prints its own hint instead.
-const inkWithoutDevtools = {
-  name: 'ink-without-devtools',
-  setup(b) {
-    b.onResolve({ filter: /^\.\/devtools\.js$/ }, (args) =>
-      /[\\/]ink[\\/]build[\\/]/.test(args.importer) ? { path: 'ink-devtools', namespace: 'ink-devtools' } : undefined,
-    );
-    b.onLoad({ filter: /.*/, namespace: 'ink-devtools' }, () => ({
-      contents: "const error = new Error('react-devtools-core is not part of service-sandbox'); error.code = 'ERR_MODULE_NOT_FOUND'; throw error;",
-      loader: 'js',
-    }));
-  },
-};
-
 await build({
+  ...bundleOptions,
   absWorkingDir: root,
   entryPoints: { cli: 'src/cli/main.ts', index: 'src/index.ts' },
   outdir: 'dist',
-  chunkNames: 'chunks/[name]-[hash]',
-  bundle: true,
-  splitting: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node20',
-  // ink loads react-devtools-core only under DEV=true; it is not a dependency.
-  external: ['better-sqlite3', 'react-devtools-core'],
-  banner: { js: "import { createRequire as __sandboxCreateRequire } from 'node:module'; const require = __sandboxCreateRequire(import.meta.url);" },
-  // React's production build for the UI: the development build checks and warns on every
-  // render (slower, larger); nothing of ours reads NODE_ENV.
-  define: { 'process.env.NODE_ENV': '"production"' },
-  plugins: [inkWithoutDevtools],
   legalComments: 'none',
-  // Full minification (a third less to download and parse), with keepNames so functions and
-  // classes keep their names: a stack trace in a bug report still names what failed.
+  // Full minification: a third less to download and parse.
   minify: true,
-  keepNames: true,
-  logLevel: 'warning',
 });
 
 // Keep only the declarations `dist/types/index.d.ts` reaches: the package's public types.

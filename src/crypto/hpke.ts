@@ -2,7 +2,7 @@ import { createCipheriv, createDecipheriv, createECDH, createHmac, ECDH as NodeE
 import { CipherSuite, HkdfSha256, AeadId, KemId, NotSupportedError, type AeadEncryptionContext, type AeadInterface } from '@hpke/core';
 import { Dhkem, XCryptoKey, type DhkemPrimitives } from '@hpke/common';
 import { encodeBase58Check } from './base58check.js';
-import { KeyCache } from './key-cache.js';
+import { BoundedCache } from '../core/bounded-cache.js';
 import { compressPublicKey, toHex, uncompressPublicKey } from './keys.js';
 
 type CryptoKey = webcrypto.CryptoKey;
@@ -136,7 +136,7 @@ class NodeP256Primitives implements DhkemPrimitives {
  * A recipient's key pair, kept for the keys opened again and again (a platform's OTP target key
  * opens every login): setting an ECDH private key computes its public point.
  */
-const recipients = new KeyCache<{ privateKey: P256Key; publicKey: P256Key }>(64);
+const recipients = new BoundedCache<{ privateKey: P256Key; publicKey: P256Key }>(64);
 function privateKeyOf(secretKey: Uint8Array) {
   return recipients.get(toHex(secretKey), () => {
     const ecdh = createECDH('prime256v1');

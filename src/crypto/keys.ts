@@ -1,5 +1,5 @@
 import { createECDH, createPrivateKey, createPublicKey, ECDH, type KeyObject } from 'node:crypto';
-import { KeyCache } from './key-cache.js';
+import { BoundedCache } from '../core/bounded-cache.js';
 
 /**
  * P-256 key helpers shared by the wallet crypto modules: hex parsing with a reason on failure,
@@ -92,7 +92,7 @@ function secretOf(ecdh: ECDH): Uint8Array {
   return secretKey;
 }
 
-const publicKeyObjects = new KeyCache<KeyObject>(1024);
+const publicKeyObjects = new BoundedCache<KeyObject>(1024);
 const b64url = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64url');
 
 /**

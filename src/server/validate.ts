@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import * as z from 'zod';
+import { BoundedCache } from '../core/bounded-cache.js';
 import { ApiError, ErrorCode, type FieldError } from '../core/errors.js';
 import { warnIgnoredFields } from '../core/warnings.js';
 import type { AppContext } from './env.js';
@@ -116,9 +117,8 @@ export function queryOf<S extends z.ZodType>(c: AppContext, schema: S): z.infer<
   return parseWith(schema, flat, 'query string');
 }
 
-/** Query strings remembered per schema by `listQueryOf`. */
-const QUERY_MEMO_SIZE = 256;
-const queryMemos = new WeakMap<z.ZodType, Map<string, unknown>>();
+/** Query strings remembered per schema by `listQueryOf`, the latest 256 of each. */
+const queryMemos = new WeakMap<z.ZodType, BoundedCache<unknown>>();
 
 const deepFreeze = <T>(value: T): T => {
   if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
@@ -142,12 +142,8 @@ export function listQueryOf<S extends z.ZodType>(c: AppContext, schema: S): z.in
   const hash = url.indexOf('#');
   const key = start < 0 ? '' : url.slice(start + 1, hash < 0 ? undefined : hash);
   let memo = queryMemos.get(schema);
-  if (!memo) queryMemos.set(schema, (memo = new Map()));
-  if (memo.has(key)) return memo.get(key) as z.infer<S>;
-  const value = deepFreeze(queryOf(c, schema));
-  if (memo.size >= QUERY_MEMO_SIZE) memo.delete(memo.keys().next().value!);
-  memo.set(key, value);
-  return value;
+  if (!memo) queryMemos.set(schema, (memo = new BoundedCache(256)));
+  return memo.get(key, () => deepFreeze(queryOf(c, schema))) as z.infer<S>;
 }
 
 /**

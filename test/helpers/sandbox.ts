@@ -138,6 +138,20 @@ export function useSandbox(options: SandboxOptions = {}): { readonly api: Api; r
   };
 }
 
+/** An individual in Germany (EU rules: contact data required), unique `platformCustomerId`; `extra` overrides fields. */
+export function euIndividual(extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    customerType: 'INDIVIDUAL',
+    platformCustomerId: unique('eu'),
+    fullName: 'Anna Schmidt',
+    nationality: 'DE',
+    region: 'DE',
+    email: 'anna@example.de',
+    phoneNumber: '+4915112345678',
+    ...extra,
+  };
+}
+
 /** A valid individual customer payload with a unique `platformCustomerId`; `extra` overrides fields. */
 export function individual(currencies: string[], extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {

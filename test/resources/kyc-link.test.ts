@@ -1,18 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { unique, useSandbox, type Api } from '../helpers/sandbox.js';
+import { euIndividual, unique, useSandbox, type Api } from '../helpers/sandbox.js';
 
 const s = useSandbox();
 
-const euIndividual = (extra: Record<string, unknown> = {}) => ({
-  customerType: 'INDIVIDUAL',
-  platformCustomerId: unique('eu'),
-  fullName: 'Anna Schmidt',
-  nationality: 'DE',
-  region: 'DE',
-  email: 'anna@example.de',
-  phoneNumber: '+4915112345678',
-  ...extra,
-});
 
 /** Fetches a hosted page without following redirects. */
 async function hosted(url: string, init: RequestInit = {}) {

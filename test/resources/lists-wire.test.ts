@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/index.js';
-import { Api, individual, unique, useSandbox } from '../helpers/sandbox.js';
+import { Api, euIndividual, individual, unique, useSandbox } from '../helpers/sandbox.js';
 
 // Customer and transaction lists are joined from each row's stored wire JSON: every write path
 // must leave a list item equal to what `GET /{id}` answers, and the page text must be exactly what
@@ -36,15 +36,7 @@ describe('lists from stored wire JSON', () => {
     const consent = { acceptedAt: '2025-10-20T10:00:00Z', ipAddress: '203.0.113.7', termsVersion: '2025-10-13', acceptanceMethod: 'CHECKBOX' };
     const plain = (await api.post('/customers', individual(['USD']))).body;
     const eu = (
-      await api.post('/customers', {
-        customerType: 'INDIVIDUAL',
-        platformCustomerId: unique('eu'),
-        fullName: 'Anna Schmidt',
-        nationality: 'DE',
-        region: 'DE',
-        email: 'anna@example.de',
-        phoneNumber: '+4915112345678',
-      })
+      await api.post('/customers', euIndividual())
     ).body;
     const business = (
       await api.post('/customers', {

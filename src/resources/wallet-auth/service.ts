@@ -5,7 +5,7 @@ import { ApiError, ErrorCode, invalidInput, notFound } from '../../core/errors.j
 import type { SandboxContext } from '../../context.js';
 import { signBundle } from '../../crypto/bundle.js';
 import { HpkeError, hpkeOpen, hpkeSeal, sealSessionSigningKey } from '../../crypto/hpke.js';
-import { KeyCache } from '../../crypto/key-cache.js';
+import { BoundedCache } from '../../core/bounded-cache.js';
 import { fromHex, generateKeyPair, KeyFormatError, parsePublicKey, privateKeyObject, publicKeyOf, toHex } from '../../crypto/keys.js';
 import { checkOidcClaims, checkOidcVerify, decodeOidcToken, OidcError, type OidcCheckOptions } from '../../crypto/oidc.js';
 import { verifyAssertion, verifyRegistration, WebAuthnError } from '../../crypto/webauthn.js';
@@ -267,7 +267,7 @@ async function openOtpBundle(enclave: EnclaveRow, text: string): Promise<{ otpCo
   return { otpCode: attempt.otp_code, publicKey: attempt.public_key };
 }
 
-const enclaveKeys = new KeyCache<KeyObject>(256);
+const enclaveKeys = new BoundedCache<KeyObject>(256);
 /** The enclave signer as a node:crypto key (cached: importing it costs more than signing). */
 const enclaveKey = (enclave: EnclaveRow): KeyObject => enclaveKeys.get(enclave.signer_secret, () => privateKeyObject(fromHex(enclave.signer_secret)));
 

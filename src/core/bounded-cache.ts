@@ -1,0 +1,21 @@
+/**
+ * A bounded get-or-make cache by string key, for values that cost more to make than to use and
+ * are asked for again and again (an imported key such as a platform's OTP target key, a list's
+ * validated query). When full, the oldest entry goes first. Pure: no DB, no clock.
+ */
+export class BoundedCache<V> {
+  private readonly entries = new Map<string, V>();
+
+  constructor(private readonly size: number) {}
+
+  /** The entry for `id`, made (and kept) on first use. */
+  get(id: string, make: () => V): V {
+    let value = this.entries.get(id);
+    if (value === undefined) {
+      value = make();
+      if (this.entries.size >= this.size) this.entries.delete(this.entries.keys().next().value!);
+      this.entries.set(id, value);
+    }
+    return value;
+  }
+}
