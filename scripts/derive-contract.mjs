@@ -4,7 +4,7 @@
 //
 //   node scripts/derive-contract.mjs [path/to/openapi.yaml]
 //
-// Default input: <project>/../shared/reference/openapi.yaml
+// Default input: <project>/contract/openapi.yaml (the project's copy of the service's contract)
 // Outputs:       <project>/fixtures/contract.json
 //                <project>/src/generated/operations.ts
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 
 const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const inputPath = resolve(process.argv[2] ?? resolve(projectRoot, '../shared/reference/openapi.yaml'));
+const inputPath = resolve(process.argv[2] ?? resolve(projectRoot, 'contract/openapi.yaml'));
 const contractOut = resolve(projectRoot, 'fixtures/contract.json');
 const operationsOut = resolve(projectRoot, 'src/generated/operations.ts');
 

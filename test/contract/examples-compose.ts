@@ -1,15 +1,13 @@
 // Composes request bodies from the `example` values of openapi.yaml's request schemas
 // (fixtures/contract.json is derived without them). Used by test/contract/examples.test.ts.
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 
 /** A node of the OpenAPI document. */
 export type Node = any;
 
-// ../shared beside the project (CI, /work/main); one level further up from a worktree under /work/wt/.
-const candidates = [new URL('../../../shared/reference/openapi.yaml', import.meta.url), new URL('../../../../shared/reference/openapi.yaml', import.meta.url)];
-const specUrl = candidates.find((url) => existsSync(url));
-if (!specUrl) throw new Error(`openapi.yaml not found (looked at ${candidates.map((url) => url.pathname).join(', ')})`);
+// The project's own copy of the contract (with its examples); fixtures/contract.json is derived from it.
+const specUrl = new URL('../../contract/openapi.yaml', import.meta.url);
 
 /** The reference contract with its examples. */
 export const spec: Node = parse(readFileSync(specUrl, 'utf8'));
