@@ -1,6 +1,7 @@
 import { guardCustomerContactChange, signedHeadersOf } from '../wallet-auth/index.js';
 import type { OperationHandlers } from '../area.js';
 import { getImportJob, presentImportJob, startImport } from './bulk.js';
+import { ApiError } from '../../core/errors.js';
 import { jsonText } from '../../server/json-text.js';
 import { jsonBody, listQueryOf } from '../../server/validate.js';
 import { contactConfirm, customerCreate, customerListQuery, customerUpdate } from './schemas.js';
@@ -43,7 +44,11 @@ export const handlers: OperationHandlers = {
   uploadCustomersCsv: async (c) => {
     let file: Uint8Array | undefined;
     if ((c.req.header('Content-Type') ?? '').toLowerCase().startsWith('multipart/form-data')) {
-      const body = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
+      // A chunked upload past the limit fails its stream with the limit's own answer; another unreadable form is no file.
+      const body = await c.req.parseBody().catch((error: unknown) => {
+        if (error instanceof ApiError) throw error;
+        return {} as Record<string, unknown>;
+      });
       const part = body.file;
       if (part instanceof File) file = new Uint8Array(await part.arrayBuffer());
       else if (typeof part === 'string') file = new TextEncoder().encode(part);

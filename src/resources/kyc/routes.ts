@@ -1,4 +1,4 @@
-import { invalidInput } from '../../core/errors.js';
+import { ApiError, invalidInput } from '../../core/errors.js';
 import type { AppContext } from '../../server/env.js';
 import { idempotent } from '../../server/idempotency.js';
 import { jsonBody, parseWith, queryOf } from '../../server/validate.js';
@@ -51,7 +51,9 @@ async function multipart(c: AppContext): Promise<{ fields: Record<string, string
   let body: Record<string, string | File | (string | File)[]>;
   try {
     body = await c.req.parseBody();
-  } catch {
+  } catch (error) {
+    // A chunked upload past the limit fails its stream with the limit's own answer.
+    if (error instanceof ApiError) throw error;
     throw invalidInput('The multipart body could not be read.', [{ field: '(body)', constraint: { format: 'multipart/form-data' }, message: 'Send a well-formed multipart form.' }]);
   }
   const fields: Record<string, string> = {};
@@ -107,16 +109,7 @@ export const handlers: OperationHandlers = {
   listVerifications: (c) => c.json(listVerifications(c.get('ctx'), c.get('platform'), queryOf(c, verificationListQuery))),
   getVerification: (c) => c.json(presentVerification(getVerification(c.get('ctx'), c.get('platform'), c.req.param('verificationId')!))),
   createCustomerKycLink: async (c) => {
-    const text = await c.req.text();
-    let body: unknown = {};
-    if (text.trim() !== '') {
-      try {
-        body = JSON.parse(text);
-      } catch {
-        throw invalidInput('The request body is not valid JSON.', [{ field: '(body)', constraint: { format: 'json' }, message: 'Send a JSON object or no body.' }]);
-      }
-    }
-    const input = parseWith(kycLinkCreate, body, 'request body');
+    const input = await jsonBody(c, kycLinkCreate, { optional: true });
     const customerId = c.req.param('customerId')!;
     const origin = originOf(c.req.url);
     return idempotent(c, 'createCustomerKycLink', { customerId, ...input }, () => ({
