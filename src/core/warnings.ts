@@ -9,8 +9,11 @@ import { ApiError, ErrorCode } from './errors.js';
  */
 export const WARNING_HEADER = 'Service-Sandbox-Warning';
 
-/** Most unknown fields one request body may carry; past it the request is refused. */
-export const MAX_UNKNOWN_FIELDS = 1_000;
+/**
+ * Most unknown fields one request body may carry; past it the request is refused (a body of
+ * mostly unknown fields is a mistake). Below the 500 values a JSON body may have at all.
+ */
+export const MAX_UNKNOWN_FIELDS = 200;
 
 /** Warnings the header names one by one; the rest are counted. */
 export const MAX_WARNINGS_SHOWN = 20;

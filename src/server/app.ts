@@ -88,13 +88,14 @@ const notImplemented =
 export const loggedPath = (path: string): string => path.replace(/(\/agents\/device-codes\/)[^/]+/, '$1[redacted]');
 
 /**
- * Names the operation being served (`c.get('operation')`), and warns about each query parameter
- * its contract does not define (`?limt=5` is ignored, as the service ignores it, and the answer
- * says so).
+ * Runs after an operation's authentication, before its handler: names the operation being served
+ * (`c.get('operation')`), warns about each query parameter its contract does not define
+ * (`?limt=5` is ignored, as the service ignores it, and the answer says so), then applies the
+ * body limit (which reads nothing).
  */
-function operationContext(op: ContractOperation): MiddlewareHandler<AppEnv> {
+function operationGate(op: ContractOperation, limits: MiddlewareHandler<AppEnv>): MiddlewareHandler<AppEnv> {
   const known = new Set(op.query ?? []);
-  return async (c, next) => {
+  return (c, next) => {
     c.set('operation', op);
     const url = c.req.url;
     const start = url.indexOf('?');
@@ -102,7 +103,7 @@ function operationContext(op: ContractOperation): MiddlewareHandler<AppEnv> {
       const end = url.indexOf('#', start);
       warnUnknownParameters(new Set(new URLSearchParams(url.slice(start + 1, end < 0 ? undefined : end)).keys()), known);
     }
-    await next();
+    return limits(c, next);
   };
 }
 
@@ -175,7 +176,7 @@ export function createApp(ctx: SandboxContext, areas: readonly Area[]): Hono<App
 
   // Contract operations bound their bodies after authentication (below); everything else here.
   const limits = bodyLimits(normalizePath);
-  app.use('*', (c, next) => (normalizePath(c.req.path).startsWith(`${BASE_PATH}/`) ? next() : limits(c, next)));
+  app.use('*', (c, next) => (c.req.path.startsWith(`${BASE_PATH}/`) ? next() : limits(c, next)));
 
   app.use('*', changeNotifier(ctx));
   app.route('/_sandbox', controlPlane(ctx, areas));
@@ -192,7 +193,7 @@ export function createApp(ctx: SandboxContext, areas: readonly Area[]): Hono<App
     // Each operation authenticates as its contract `security` says (Basic, AgentAuth bearer, or
     // none), before anything looks at its body: an unauthenticated request is answered from its headers.
     for (const op of ops) {
-      api.on(op.method, honoPath, authenticationFor(op), limits, operationContext(op), faultGate(op, BASE_PATH), handlers.get(op.operationId) ?? notImplemented(op));
+      api.on(op.method, honoPath, authenticationFor(op), operationGate(op, limits), faultGate(op, BASE_PATH), handlers.get(op.operationId) ?? notImplemented(op));
     }
     const allowed = ops.map((op) => op.method).join(', ');
     // A method the path does not have: 405 with `Allow`, whatever the credentials (which the
