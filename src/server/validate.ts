@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import * as z from 'zod';
 import { BoundedCache } from '../core/bounded-cache.js';
 import { ApiError, ErrorCode, type FieldError } from '../core/errors.js';
+import { CURSOR_PAST_THE_END, isIssuedCursor } from '../core/pagination.js';
 import { sandboxWarning, warnIgnoredFields } from '../core/warnings.js';
 import type { AppContext } from './env.js';
 import { parseJsonBody } from './json-guard.js';
@@ -132,14 +133,25 @@ export function queryOf<S extends z.ZodType>(c: AppContext, schema: S): z.infer<
   const op = c.get('operation');
   if (!op || op.statuses.includes(400)) return parseWith(schema, flat, 'query string');
   const result = schema.safeParse(flat, { reportInput: true });
-  if (result.success) return result.data;
-  for (const error of fieldErrors(result.error)) {
-    const name = error.field.split('.')[0]!;
-    if (!Object.hasOwn(flat, name)) continue;
-    sandboxWarning(`Query parameter ${name} was ignored: ${error.message} (${op.operationId} declares no 400)`);
-    delete flat[name];
+  let data: z.infer<S>;
+  if (result.success) {
+    data = result.data;
+  } else {
+    for (const error of fieldErrors(result.error)) {
+      const name = error.field.split('.')[0]!;
+      if (!Object.hasOwn(flat, name)) continue;
+      sandboxWarning(`Query parameter ${name} was ignored: ${error.message} (${op.operationId} declares no 400)`);
+      delete flat[name];
+    }
+    data = parseWith(schema, flat, 'query string');
   }
-  return parseWith(schema, flat, 'query string');
+  // A cursor this sandbox did not issue points past every item: an empty page, not a 400.
+  const cursor = (data as { cursor?: unknown } | null)?.cursor;
+  if (typeof cursor === 'string' && cursor !== '' && !isIssuedCursor(cursor)) {
+    sandboxWarning(`Query parameter cursor is not one this sandbox issued: the page after it is empty (${op.operationId} declares no 400)`);
+    (data as { cursor?: string }).cursor = CURSOR_PAST_THE_END;
+  }
+  return data;
 }
 
 /** Query strings remembered per schema by `listQueryOf`, the latest 256 of each. */
