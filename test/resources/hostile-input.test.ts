@@ -264,6 +264,50 @@ describe('hostile JSON bodies against every JSON write operation', () => {
   });
 });
 
+describe('a 10 MB CSV upload', () => {
+  it('is read as it streams in: another client\'s GET /config within 100 ms meanwhile; the job counts every row', async () => {
+    const header = 'customerType,platformCustomerId,fullName,birthDate,nationality,currencies\n';
+    const lines: string[] = [];
+    let bytes = header.length;
+    for (let i = 0; bytes < 10 * 1024 * 1024 - 200; i += 1) {
+      const line = `INDIVIDUAL,csv-${i},Jane Smith,1990-01-15,US,USD\n`;
+      lines.push(line);
+      bytes += line.length;
+    }
+    const form = new FormData();
+    form.append('file', new Blob([header, ...lines], { type: 'text/csv' }), 'customers.csv');
+    const probe = startProbe(`${api.sandbox.baseUrl}/config`, basicHeader());
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const upload = await api.request('POST', '/customers/bulk/csv', { rawBody: form });
+    const probes = await probe.stop();
+    expect(upload.status).toBe(202);
+    const job = await api.get(`/customers/bulk/jobs/${encodeURIComponent(upload.body.jobId)}`);
+    expect(job.body).toMatchObject({ status: 'PENDING', progress: { total: lines.length, processed: 0 } });
+    expect(probes.length).toBeGreaterThan(5);
+    const slowest = Math.max(...probes.map((p) => p.ms));
+    expect(slowest, `slowest GET /config during the upload: ${slowest.toFixed(1)} ms`).toBeLessThan(100);
+  }, 60_000);
+
+  it('a header of 100,000 columns, or one nested 1,000 levels, makes a FAILED job naming why', async () => {
+    const upload = async (text: string) => {
+      const form = new FormData();
+      form.append('file', new Blob([text], { type: 'text/csv' }), 'customers.csv');
+      const res = await api.request('POST', '/customers/bulk/csv', { rawBody: form });
+      expect(res.status).toBe(202);
+      return res.body.jobId as string;
+    };
+    const wide = await upload(`customerType,${Array.from({ length: 100_000 }, (_, i) => `c${i}`).join(',')}\nINDIVIDUAL\n`);
+    const deep = await upload(`customerType,${Array(1000).fill('a').join('.')}\nINDIVIDUAL,x\n`);
+    await api.advance(1);
+    const wideJob = (await api.get(`/customers/bulk/jobs/${encodeURIComponent(wide)}`)).body;
+    expect(wideJob.status).toBe('FAILED');
+    expect(wideJob.errors[0].message).toContain('at most 200');
+    const deepJob = (await api.get(`/customers/bulk/jobs/${encodeURIComponent(deep)}`)).body;
+    expect(deepJob.status).toBe('FAILED');
+    expect(deepJob.errors[0].message).toContain('nests more than 8 levels');
+  });
+});
+
 describe('credentials before the body', () => {
   /**
    * A request written on a raw socket: the request line and headers, then the body in 64 kB
