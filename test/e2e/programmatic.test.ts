@@ -47,15 +47,16 @@ describe('helpers on the programmatic API', () => {
     const customer = (await other.post('/customers', { customerType: 'INDIVIDUAL', fullName: 'Jane Doe001', platformCustomerId: 'helpers-jane' })).body;
     // decisions act on the default platform; the other platform's customer is a 404 there
     await expect(sandbox.decideKyc(customer.id, 'approve')).rejects.toThrow(/404/);
-    const own = (await api.post('/customers', { customerType: 'INDIVIDUAL', fullName: 'Grace Hopper', platformCustomerId: 'helpers-grace' })).body;
-    const held = await sandbox.decideKyc('helpers-grace', 'hold');
+    // A name without a magic suffix is APPROVED at once (decided); the 001 suffix awaits review.
+    const decided = (await api.post('/customers', { customerType: 'INDIVIDUAL', fullName: 'Grace Hopper', platformCustomerId: 'helpers-grace' })).body;
+    const own = (await api.post('/customers', { customerType: 'INDIVIDUAL', fullName: 'Grace Hopper001', platformCustomerId: 'helpers-grace-001' })).body;
+    const held = await sandbox.decideKyc('helpers-grace-001', 'hold');
     expect(held.customer.kycStatus).toBe('HOLD');
     const approved = await sandbox.decideKyc(own.id, 'APPROVED');
     expect(approved.customer.kycStatus).toBe('APPROVED');
     expect(approved.verification?.verificationStatus).toBe('APPROVED');
-    // recorded before the call: still found (no race with the action); the first is the one of
-    // the customer's creation (a name without a magic suffix is APPROVED at once), then the decision's
-    const atCreation = await sandbox.waitForWebhook('CUSTOMER.KYC_APPROVED', (e) => e.data.id === own.id);
+    // recorded before the call: still found (no race with the action)
+    const atCreation = await sandbox.waitForWebhook('CUSTOMER.KYC_APPROVED', (e) => e.data.id === decided.id);
     const event = await sandbox.waitForWebhook('CUSTOMER.KYC_APPROVED', (e) => e.data.id === own.id);
     expect(event.id).not.toBe(atCreation.id);
     expect(event).toMatchObject({ type: 'CUSTOMER.KYC_APPROVED', data: { id: own.id, kycStatus: 'APPROVED' } });
@@ -65,11 +66,13 @@ describe('helpers on the programmatic API', () => {
       /no CUSTOMER.KYC_APPROVED webhook matching the predicate within 200 ms; events seen: .*CUSTOMER\./,
     );
     // produced after the call: resolves when it happens
-    const rejected = (await api.post('/customers', { customerType: 'INDIVIDUAL', fullName: 'Alan Turing' })).body;
+    const rejected = (await api.post('/customers', { customerType: 'INDIVIDUAL', fullName: 'Alan Turing001' })).body;
     const waiting = sandbox.waitForWebhook('CUSTOMER.KYC_REJECTED');
     await sandbox.decideKyc(rejected.id, 'reject');
     expect((await waiting).data.id).toBe(rejected.id);
-    await expect(sandbox.decideKyc(rejected.id, 'approve')).rejects.toThrow(/409 CONFLICT .*terminal outcome/);
+    // a decision is final, on every customer: 409 naming the current status
+    await expect(sandbox.decideKyc(rejected.id, 'approve')).rejects.toThrow(/409 CONFLICT .*is already REJECTED: a KYC decision is final/);
+    await expect(sandbox.decideKyc('helpers-grace', 'hold')).rejects.toMatchObject({ status: 409, code: 'CONFLICT', body: { details: { kycStatus: 'APPROVED', decision: 'HOLD' } } });
   });
 
   it('trigger: from a realistic new resource or a given one; waitForWebhook with any type', async () => {
