@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { SandboxClient, SandboxHttpError, SandboxUnreachableError } from '../client/index.js';
+import { DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET, DEFAULT_URL, SandboxClient, SandboxHttpError, SandboxUnreachableError } from '../client/index.js';
 
 /** A small HTTP client for CLI commands that act on a running sandbox. */
 export interface ClientOptions {
@@ -85,10 +85,8 @@ export function formatDuration(seconds: number): string {
 /** The CLI's requests carry this user agent; the request log marks them. */
 export const CLI_USER_AGENT = 'service-sandbox-cli';
 
-/** Defaults shared by every command. */
-export const DEFAULT_CLIENT_ID = 'sandbox-client-id';
-export const DEFAULT_CLIENT_SECRET = 'sandbox-client-secret';
-export const DEFAULT_URL = 'http://127.0.0.1:8080';
+/** Defaults shared by every command (and the programmatic helpers). */
+export { DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET, DEFAULT_URL };
 
 /** Options every command that talks to a running sandbox shares. */
 export function withClientOptions(command: Command): Command {

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SandboxHttpError, startSandbox, type RunningSandbox } from '../../src/index.js';
+import { DEFAULT_WAIT_MS, SandboxHttpError, connectSandbox, startSandbox, type RunningSandbox, type SandboxHelpers } from '../../src/index.js';
 import { Api } from '../helpers/sandbox.js';
 
 let sandbox: RunningSandbox;
@@ -63,7 +63,7 @@ describe('helpers on the programmatic API', () => {
     expect(event.id).toMatch(/^Webhook:/);
     // handed out once: the same wait now times out, naming what it saw
     await expect(sandbox.waitForWebhook('CUSTOMER.KYC_APPROVED', (e) => e.data.id === own.id, { timeoutMs: 200 })).rejects.toThrow(
-      /no CUSTOMER.KYC_APPROVED webhook matching the predicate within 200 ms; events seen: .*CUSTOMER\./,
+      new RegExp(`^waitForWebhook: no CUSTOMER.KYC_APPROVED event matching the predicate within 200 ms; seen instead: 1 CUSTOMER.KYC_APPROVED \\(Customer:.*\\d+ CUSTOMER.KYC_PENDING \\(`),
     );
     // produced after the call: resolves when it happens
     const rejected = (await api.post('/customers', { customerType: 'INDIVIDUAL', fullName: 'Alan Turing001' })).body;
@@ -84,6 +84,37 @@ describe('helpers on the programmatic API', () => {
     expect(fromResource.resourceId).toBe(customer.id);
     const any = await sandbox.waitForWebhook('*', (e) => e.id === fromResource.id);
     expect(any.type).toBe('CUSTOMER.KYC_APPROVED');
+  });
+
+  describe('waitForWebhook on a platform of its own', () => {
+    let helpers: SandboxHelpers;
+    beforeAll(async () => {
+      const other = await sandbox.createPlatform();
+      helpers = connectSandbox(sandbox.origin, other);
+      await helpers.trigger('TEST');
+    });
+
+    it("the default timeout ends before vitest's own 5 s one, and the message says what it waited for and what came instead", async () => {
+      expect(DEFAULT_WAIT_MS).toBe(4000);
+      const started = Date.now();
+      // No timeoutMs: the helper's message, not the runner's generic timeout (this test has vitest's default 5 s).
+      const error = (await helpers.waitForWebhook('CUSTOMER.KYC_REJECTED').catch((e: unknown) => e)) as Error;
+      expect(Date.now() - started).toBeGreaterThanOrEqual(3900);
+      expect(error.message).toBe('waitForWebhook: no CUSTOMER.KYC_REJECTED event within 4000 ms; seen instead: 1 TEST');
+    }, 5000);
+
+    it('a predicate that throws rejects the wait and hands nothing out; an empty platform says nothing came', async () => {
+      await expect(helpers.waitForWebhook('*', () => false, { timeoutMs: 50 })).rejects.toThrow('no webhook event matching the predicate within 50 ms; seen instead: 1 TEST');
+      await expect(
+        helpers.waitForWebhook('TEST', () => {
+          throw new Error('predicate failed');
+        }),
+      ).rejects.toThrow('predicate failed');
+      expect((await helpers.waitForWebhook('TEST')).type).toBe('TEST');
+      await expect(helpers.waitForWebhook('TEST', undefined, { timeoutMs: 50 })).rejects.toThrow(
+        'no TEST event within 50 ms; no other event arrived either (was the action that sends it done? one that waits on a timer needs advanceClock)',
+      );
+    });
   });
 
   it('waitForWebhook also works when events are delivered to an endpoint', async () => {
