@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { bin, run, spawnCli, until } from '../helpers/cli.js';
 
@@ -9,6 +9,13 @@ const alive = (pid: number) => {
   } catch {
     return false;
   }
+};
+
+/** Whether a process runs (a zombie, dead but not yet reaped by its new parent, does not). */
+const running = (pid: number) => {
+  const ps = spawnSync('ps', ['-o', 'stat=', '-p', String(pid)], { encoding: 'utf8' });
+  const stat = ps.stdout.trim();
+  return stat !== '' && !stat.startsWith('Z');
 };
 
 const answers = async (url: string) => {
@@ -86,6 +93,26 @@ describe('service-sandbox exec', () => {
     } finally {
       if (parent.exitCode === null) parent.kill('SIGKILL');
     }
+  });
+
+  it('exec killed outright (SIGKILL) leaves no process of its command: the command, and what it started, end too', async () => {
+    // The command starts a child of its own, as `npm test` starts a shell and test workers.
+    const script = `const c = require('child_process').spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' }); console.log('CMD ' + process.pid + ' ' + c.pid + ' ' + process.env.SERVICE_SANDBOX_URL); setInterval(() => {}, 1000);`;
+    const { child, output } = spawnCli(['exec', '--', process.execPath, '-e', script]);
+    await until(() => /CMD \d+ \d+ http/.test(output.stdout), 15_000, 'the command and its child');
+    const [, command, grandchild, url] = /CMD (\d+) (\d+) (\S+)/.exec(output.stdout)!;
+    expect(running(Number(command)) && running(Number(grandchild))).toBe(true);
+    child.kill('SIGKILL');
+    await until(() => !running(Number(command)) && !running(Number(grandchild)), 10_000, 'the command and its child to end');
+    expect(await answers(url!)).toBe(false);
+  });
+
+  it('when the command ends, what it left running in its process group is ended too', async () => {
+    const script = `const c = require('child_process').spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' }); console.log('LEFT ' + c.pid); process.exit(3);`;
+    const result = await run(['exec', '--', process.execPath, '-e', script]);
+    expect(result.status).toBe(3);
+    const left = Number(/LEFT (\d+)/.exec(result.stdout)![1]);
+    await until(() => !running(left), 10_000, 'the leftover process to end');
   });
 
   it('a signal to exec reaches the command; exec exits 128 + the signal number', async () => {
