@@ -110,6 +110,12 @@ export class WebhookDelivery {
   readonly events = new EventEmitter();
   private readonly inFlight = new Map<string, Promise<unknown>>();
   private readonly stopping = new AbortController();
+  /**
+   * The abort controller of each attempt in flight, aborted by `stop()`. (One listener per
+   * attempt on the `stopping` signal instead made Node warn of a leak, MaxListenersExceededWarning,
+   * as soon as more than ten attempts were in flight, e.g. a fixture's events on start.)
+   */
+  private readonly attempts = new Set<AbortController>();
   private pumpQueued = false;
   private stopped = false;
   private readonly unsubscribe: () => void;
@@ -267,6 +273,7 @@ export class WebhookDelivery {
     this.stopped = true;
     this.unsubscribe();
     this.stopping.abort();
+    for (const attempt of this.attempts) attempt.abort(this.stopping.signal.reason);
     await Promise.allSettled([...this.inFlight.values()]);
     this.events.emit('stop');
   }
@@ -322,8 +329,8 @@ export class WebhookDelivery {
     // timeout signal inside a composite can be garbage-collected and never fire (nodejs/node#57736).
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(new DOMException(`timed out after ${ATTEMPT_TIMEOUT_MS} ms`, 'TimeoutError')), ATTEMPT_TIMEOUT_MS);
-    const onStop = () => abort.abort(this.stopping.signal.reason);
-    this.stopping.signal.addEventListener('abort', onStop, { once: true });
+    this.attempts.add(abort);
+    if (this.stopping.signal.aborted) abort.abort(this.stopping.signal.reason);
     try {
       const response = await fetch(url, {
         method: 'POST',
@@ -343,7 +350,7 @@ export class WebhookDelivery {
       error = describeFailure(failure);
     } finally {
       clearTimeout(timer);
-      this.stopping.signal.removeEventListener('abort', onStop);
+      this.attempts.delete(abort);
     }
     const latencyMs = Math.round((performance.now() - started) * 100) / 100;
     const answered = responseHandlerOf(row.type);
