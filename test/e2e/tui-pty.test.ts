@@ -1,15 +1,15 @@
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { bin, startCli } from '../helpers/cli.js';
+import { machineTool } from '../helpers/machine.js';
 
 /**
  * Drives `service-sandbox ui` in a real pseudo-terminal (tmux, on a server of its own) against
  * a running sandbox: a customer created over HTTP appears, `a` approves it, and the status turns
  * APPROVED on screen and in the API.
  */
-const tmuxPath = ['/usr/bin/tmux', '/usr/local/bin/tmux'].find((p) => existsSync(p));
+const tmuxPath = machineTool('tmux', ['/usr/bin/tmux', '/usr/local/bin/tmux'], 'apt-get install -y tmux');
 const socket = `sandbox-tui-${process.pid}-${randomUUID().slice(0, 8)}`;
 const session = 'ui';
 
