@@ -54,6 +54,13 @@ export function controlPlane(ctx: SandboxContext, areas: readonly Area[]): Hono<
     return c.json({ now: ctx.clock.iso() });
   });
 
+  // Back to real time (offset 0) for every platform of this sandbox; pending jobs keep their due
+  // times. No body.
+  app.post('/clock/reset', (c) => {
+    const left = ctx.scheduler.resetClock();
+    return c.json({ now: ctx.clock.iso(), offsetSeconds: ctx.clock.offset / 1000, previous: new Date(left).toISOString(), pendingJobs: ctx.jobs.count() });
+  });
+
   // The sandbox enclave's public signing key (every bundle's enclaveQuorumPublic) and the
   // platform's organizationId: what @turnkey/crypto's bundle checks are given.
   app.get('/enclave', (c) => c.json(enclaveInfo(ctx, c.get('platform'))));
