@@ -250,7 +250,8 @@ export function presentSession(row: SessionRow, credential: CredentialRow | unde
 }
 
 const oidcOptions = (ctx: SandboxContext): OidcCheckOptions => ({
-  nowMs: ctx.clock.now(),
+  // The identity provider minted iat/exp on its own clock: real time or the sandbox clock may hold.
+  nowMs: ctx.clock.clientTimes(),
   supportedIssuers: new Set(Object.keys(supportedOidcIssuers)),
   maxAgeSeconds: OIDC_MAX_AGE_SECONDS,
   skewSeconds: OIDC_IAT_SKEW_SECONDS,
