@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { validateMnemonic } from '@scure/bip39';
 import { wordlist as english } from '@scure/bip39/wordlists/english.js';
@@ -126,6 +127,8 @@ describe('signed enclave bundles', () => {
     expect(other.enclaveQuorumPublic).toBe(one.enclaveQuorumPublic);
     expect(other.organizationId).not.toBe(one.organizationId);
     expect((await s.api.get('/_sandbox/enclave', { auth: false })).status).toBe(401);
+    // The key the docs publish for clients to pin is this one.
+    expect(readFileSync(new URL('../../docs/embedded-wallet.md', import.meta.url), 'utf8')).toContain(`\n${one.enclaveQuorumPublic}\n`);
   });
 
   it('decryptExportBundle of @turnkey/crypto, with the sandbox key as signer, returns the 24 words; one changed byte of dataSignature is refused', async () => {
