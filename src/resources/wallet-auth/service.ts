@@ -66,7 +66,7 @@ let enclaveKeyObject: KeyObject | undefined;
 const enclaveKey = (): KeyObject => (enclaveKeyObject ??= privateKeyObject(enclaveSecret));
 
 /** Signs an enclave bundle's `data` with the sandbox enclave key (`enclaveQuorumPublic` is its public key). */
-export const signEnclaveBundle = (data: Record<string, unknown>): string => signBundle(data, enclaveSecret);
+const signEnclaveBundle = (data: Record<string, unknown>): string => signBundle(data, enclaveSecret);
 
 const otpBundles = new BoundedCache<string>(256);
 /**
