@@ -53,8 +53,14 @@ export interface RunningSandbox {
   clientSecret: string;
   /** Moves the sandbox clock forward, running every job that falls due; resolves to the new time. */
   advanceClock(seconds: number): Promise<string>;
-  /** Wipes the default platform's data. */
+  /** Wipes the default platform's data. The clock stays where it is (see `resetClock`). */
   reset(): Promise<void>;
+  /**
+   * Puts the sandbox clock back to real time (offset 0, for every platform), as
+   * `POST /_sandbox/clock/reset` does; pending jobs keep their due times. Resolves to the new
+   * time. Call it beside `reset()` when each test must start from real time.
+   */
+  resetClock(): Promise<string>;
   /**
    * Credits an internal account of the default platform at once, as
    * `POST /sandbox/internal-accounts/{id}/fund` does. `target` is an internal account id, or a
@@ -187,6 +193,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
         return ctx.clock.iso();
       },
       reset: async () => resetPlatformData(ctx, areas, platform),
+      resetClock: async () => {
+        ctx.scheduler.resetClock();
+        return ctx.clock.iso();
+      },
       fund: (target, amount, currency) => client.fund(target, amount, currency),
       createPlatform: async (options = {}) => {
         platforms += 1;
