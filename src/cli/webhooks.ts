@@ -126,6 +126,8 @@ interface StreamedEvent {
   timestamp: string;
   body: string;
   signatureHeader: string;
+  /** Every header name a delivery carries the signature under (absent from older sandboxes). */
+  signatureHeaders?: string[];
   signature: string;
 }
 
@@ -171,7 +173,7 @@ async function listen(options: ClientOptions, json: boolean, forwardTo: string |
       try {
         const response = await fetch(forwardTo, {
           method: 'POST',
-          headers: { 'Content-Type': 'application/json', [e.signatureHeader]: e.signature, 'User-Agent': 'service-sandbox-listen' },
+          headers: { 'Content-Type': 'application/json', ...Object.fromEntries((e.signatureHeaders ?? [e.signatureHeader]).map((name) => [name, e.signature])), 'User-Agent': 'service-sandbox-listen' },
           body: e.body,
           signal: AbortSignal.timeout(5000),
         });
@@ -233,7 +235,7 @@ async function firstOutcome(options: ClientOptions, eventId: string): Promise<{ 
 export function registerWebhooksCommands(program: Command): void {
   const webhooks = program.command('webhooks').description('inspect, replay and trigger webhook deliveries of a running sandbox');
 
-  withClientOptions(webhooks.command('key').description('print the public key (PEM) that verifies X-Service-Signature')).action(async (opts) => {
+  withClientOptions(webhooks.command('key').description('print the public key (PEM) that verifies X-Service-Signature (and X-Grid-Signature, the same value)')).action(async (opts) => {
     const body = (await call(clientOptions(opts), 'GET', '/_sandbox/webhooks/public-key')) as { publicKey: string };
     process.stdout.write(body.publicKey);
   });
@@ -296,7 +298,7 @@ export function registerWebhooksCommands(program: Command): void {
       webhooks
         .command('listen')
         .description('print each event as it is produced (type, resource, wall-clock and sandbox time, payload); with --forward-to, deliver it signed to a local URL. Reconnects when the sandbox restarts')
-        .option('--forward-to <url>', 'POST each event, signed (X-Service-Signature), to this URL and print the answer')
+        .option('--forward-to <url>', 'POST each event, signed (X-Service-Signature and X-Grid-Signature), to this URL and print the answer')
         .option('--json', 'one JSON object per line'),
     ).action(async (opts: Record<string, unknown>) => listen(clientOptions(opts), Boolean(opts.json), opts.forwardTo === undefined ? undefined : String(opts.forwardTo))),
     ['service-sandbox webhooks listen', 'service-sandbox webhooks listen --forward-to http://127.0.0.1:3000/webhooks', 'service-sandbox webhooks listen --json > events.ndjson'],

@@ -69,8 +69,17 @@ export interface SandboxHelpers {
    * falls due; resolves to the new sandbox time. The clock is shared by every platform.
    */
   advanceClock(seconds: number): Promise<string>;
-  /** Wipes the platform's data and armed faults (`POST /_sandbox/reset`, as `service-sandbox reset`). */
+  /**
+   * Wipes the platform's data and armed faults (`POST /_sandbox/reset`, as `service-sandbox reset`).
+   * The clock stays where it is (see `resetClock`).
+   */
   reset(): Promise<void>;
+  /**
+   * Puts the sandbox clock back to real time (offset 0, for every platform), as
+   * `POST /_sandbox/clock/reset` does; pending jobs keep their due times. Resolves to the new
+   * time. Call it beside `reset()` when each test must start from real time.
+   */
+  resetClock(): Promise<string>;
   /**
    * Credits an internal account at once, as `POST /sandbox/internal-accounts/{id}/fund` does.
    * `target` is an internal account id, or a customer id or `platformCustomerId` (then
@@ -367,6 +376,7 @@ export function sandboxHelpers(endpoint: SandboxEndpoint): SandboxHelpers {
         await client.request('POST', '/_sandbox/reset');
         feed.forget();
       }),
+    resetClock: () => using(async () => (await client.request<{ now: string }>('POST', '/_sandbox/clock/reset')).now),
     fund: (target, amount, currency) => using(() => client.fund(target, amount, currency)),
     createPlatform: (options = {}) =>
       using(async () => {

@@ -3,7 +3,7 @@ import type { SandboxContext } from '../context.js';
 import { DeliveriesRepo, type AttemptRow, type DeliveryRow } from './deliveries-repo.js';
 import { ATTEMPT_TIMEOUT_MS, MAX_ATTEMPTS, acknowledges, retryDelayMs } from './retry-schedule.js';
 import { responseHandlerOf } from './responses.js';
-import { SIGNATURE_HEADER, WebhookSigner } from './signing.js';
+import { WebhookSigner } from './signing.js';
 
 /** The scheduler job kind that makes a failed event due again. */
 export const RETRY_JOB_KIND = 'webhooks.retry';
@@ -334,7 +334,7 @@ export class WebhookDelivery {
     try {
       const response = await fetch(url, {
         method: 'POST',
-        headers: { 'Content-Type': 'application/json', [SIGNATURE_HEADER]: this.signer.header(body), 'User-Agent': 'service-sandbox-webhooks' },
+        headers: { 'Content-Type': 'application/json', ...this.signer.headers(body), 'User-Agent': 'service-sandbox-webhooks' },
         body,
         redirect: 'manual',
         signal: abort.signal,

@@ -41,6 +41,8 @@ describe('connectSandbox: the helpers over HTTP, for a sandbox in another proces
     const now = await sandbox.advanceClock(5);
     expect(Date.parse(now)).toBeGreaterThan(Date.now() + 4000);
     expect((await completed).data).toMatchObject({ id: quote.transactionId, status: 'COMPLETED' });
+    const back = await sandbox.resetClock();
+    expect(Math.abs(Date.parse(back) - Date.now())).toBeLessThan(2000);
 
     // KYC: an individual under review (001), decided once; a second decision is a 409 naming the status
     const review = await call('POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Ada Lovelace001', platformCustomerId: 'ada' });

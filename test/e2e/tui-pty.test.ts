@@ -1,18 +1,19 @@
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { bin, startCli } from '../helpers/cli.js';
+import { machineTool } from '../helpers/machine.js';
 
 /**
  * Drives `service-sandbox ui` in a real pseudo-terminal (tmux, on a server of its own) against
  * a running sandbox: a customer created over HTTP appears, `a` approves it, and the status turns
  * APPROVED on screen and in the API.
  */
-const tmuxPath = ['/usr/bin/tmux', '/usr/local/bin/tmux'].find((p) => existsSync(p));
+const tmuxPath = machineTool('tmux', ['/usr/bin/tmux', '/usr/local/bin/tmux'], 'apt-get install -y tmux');
 const socket = `sandbox-tui-${process.pid}-${randomUUID().slice(0, 8)}`;
 const session = 'ui';
 

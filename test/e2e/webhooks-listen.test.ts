@@ -17,12 +17,12 @@ async function freePort(): Promise<number> {
 
 describe('webhooks listen', () => {
   it('--forward-to delivers each event signed and prints the answer, and reconnects across a sandbox restart', async () => {
-    const received: { body: string; signature: string }[] = [];
+    const received: { body: string; signature: string; grid: string }[] = [];
     const receiver = createServer((req: IncomingMessage, res) => {
       let body = '';
       req.on('data', (chunk: Buffer) => (body += chunk.toString()));
       req.on('end', () => {
-        received.push({ body, signature: String(req.headers['x-service-signature']) });
+        received.push({ body, signature: String(req.headers['x-service-signature']), grid: String(req.headers['x-grid-signature']) });
         res.writeHead(202).end();
       });
     });
@@ -45,6 +45,8 @@ describe('webhooks listen', () => {
       const { v, s } = JSON.parse(received[0]!.signature) as { v: string; s: string };
       expect(v).toBe('1');
       expect(createVerify('SHA256').update(received[0]!.body).verify(publicKey, s, 'base64')).toBe(true);
+      // Forwarded under both names, as the sandbox delivers it.
+      expect(received[0]!.grid).toBe(received[0]!.signature);
       expect(listener.output.stdout).toMatch(/\(sandbox \d{4}-\d{2}-\d{2}T[^)]+\)\s+TEST/);
 
       first.child.kill('SIGTERM');

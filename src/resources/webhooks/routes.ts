@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { SandboxContext } from '../../context.js';
-import { envelopeOf, SIGNATURE_HEADER, webhookDelivery, webhookPublicKey, type DeliveryActivity, type OutboxEvent } from '../../events/index.js';
+import { envelopeOf, SIGNATURE_HEADER, SIGNATURE_HEADERS, webhookDelivery, webhookPublicKey, type DeliveryActivity, type OutboxEvent } from '../../events/index.js';
 import type { AppEnv } from '../../server/env.js';
 import { jsonBody, queryOf } from '../../server/validate.js';
 import type { OperationHandlers } from '../area.js';
@@ -61,7 +61,8 @@ export function webhookControlRoutes(ctx: SandboxContext): Hono<AppEnv> {
   });
 
   // Server-sent events for `webhooks listen`: every event of this platform as it is recorded,
-  // with the exact delivered body and its signature (so a listener can forward it signed).
+  // with the exact delivered body and its signature (so a listener can forward it signed, under
+  // every header name a delivery uses).
   // `?after=<seq>` (or Last-Event-ID) resumes after a reconnect; a seq beyond this database's
   // newest (a fresh in-memory sandbox) starts from now. `?forwardTo=<url>` opens a listen session
   // (its id in the ready message) for as long as the stream lasts: it reports each forward to
@@ -83,7 +84,7 @@ export function webhookControlRoutes(ctx: SandboxContext): Hono<AppEnv> {
         void stream.writeSSE({
           event: 'webhook',
           id: String(event.seq),
-          data: JSON.stringify({ seq: event.seq, id: event.id, type: event.type, resourceId: event.resourceId, timestamp: event.createdAt, body, signatureHeader: SIGNATURE_HEADER, signature: worker.signer.header(body) }),
+          data: JSON.stringify({ seq: event.seq, id: event.id, type: event.type, resourceId: event.resourceId, timestamp: event.createdAt, body, signatureHeader: SIGNATURE_HEADER, signatureHeaders: SIGNATURE_HEADERS, signature: worker.signer.header(body) }),
         });
       };
       await new Promise<void>((resolve) => {
