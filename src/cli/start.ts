@@ -55,7 +55,7 @@ export async function runStart(options: StartOptions): Promise<void> {
         `  ${chalk.dim('database      ')} ${options.db === ':memory:' ? 'in memory (gone when stopped)' : options.db}`,
         `  ${chalk.dim('control plane ')} ${sandbox.origin}/_sandbox`,
         ...(options.db.endsWith('.service-sandbox/sandbox.db') ? [`  ${chalk.dim('tip           ')} add .service-sandbox/ to your .gitignore`] : []),
-        `  ${chalk.dim('webhooks      ')} ${webhookEndpointOf(sandbox, options.clientId) ?? 'no endpoint yet (--webhook-url, or PATCH /config webhookEndpoint)'}; verify X-Service-Signature with:`,
+        `  ${chalk.dim('webhooks      ')} ${webhookEndpointOf(sandbox, options.clientId) ?? 'no endpoint yet (--webhook-url, or PATCH /config webhookEndpoint)'}; verify X-Service-Signature (or X-Grid-Signature, the same value) with:`,
         ...webhookPublicKey(sandbox.context).trimEnd().split('\n').map((line) => `    ${chalk.dim(line)}`),
         '',
         `  ${chalk.dim('try')}  curl -u ${auth} ${sandbox.baseUrl}/config`,

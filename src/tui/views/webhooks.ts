@@ -50,7 +50,7 @@ export const webhooksView: ResourceView<DeliveryRow> = {
         title: `Attempts (${d.attempts.length})`,
         lines: d.attempts.map((a) => `#${a.attempt} ${shortTime(a.attemptedAt)} ${a.listenSession ? `listen ${shortId(a.listenSession)} ` : ''}${a.url} -> ${a.responseStatus ?? a.error ?? '?'} in ${Math.round(a.latencyMs)} ms${a.responseExcerpt ? `  ${JSON.stringify(a.responseExcerpt.slice(0, 60))}` : ''}`),
       },
-      { title: 'Signed body (X-Service-Signature covers these bytes, compact)', lines: body.split('\n') },
+      { title: 'Signed body (the bytes X-Service-Signature and X-Grid-Signature sign)', lines: body.split('\n') },
     ];
   },
   actions: [
