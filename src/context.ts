@@ -37,16 +37,23 @@ export interface ContextOptions {
 }
 
 const CLOCK_OFFSET_KEY = 'clock.offsetMs';
+const CLOCK_PEAK_KEY = 'clock.peakMs';
 
 /** Opens the database, applies migrations and wires the clock, ids, scheduler and outbox. */
 export function createContext(options: ContextOptions): SandboxContext {
   const db = openDatabase(options.db);
   migrate(db, options.migrations);
   const meta = new MetaRepo(db);
-  const clock = new SandboxClock(options.realNow ?? Date.now, Number(meta.get(CLOCK_OFFSET_KEY) ?? 0), (offset) =>
-    meta.set(CLOCK_OFFSET_KEY, String(offset)),
+  const clock = new SandboxClock(
+    options.realNow ?? Date.now,
+    { offsetMs: Number(meta.get(CLOCK_OFFSET_KEY) ?? 0), peakMs: Number(meta.get(CLOCK_PEAK_KEY) ?? 0) },
+    (state) => {
+      meta.set(CLOCK_OFFSET_KEY, String(state.offsetMs));
+      if (state.peakMs > 0) meta.set(CLOCK_PEAK_KEY, String(state.peakMs));
+    },
   );
-  const ids = new IdGenerator(clock, options.random);
+  // After a clock reset, new ids still sort after those made on the clock before it, across restarts too.
+  const ids = new IdGenerator(clock, options.random, clock.peak);
   const jobs = new SqliteJobStore(db);
   const scheduler = new Scheduler(clock, jobs, () => ids.next('Job'), (job, error) =>
     options.logger.error('job failed', { jobId: job.id, kind: job.kind, error: String(error) }),

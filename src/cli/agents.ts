@@ -1,4 +1,5 @@
 import { Option, type Command } from 'commander';
+import { formatMoney } from '../client/index.js';
 import { call, CliError, clientOptions, withClientOptions, type ClientOptions } from './client.js';
 
 interface Agent {
@@ -16,7 +17,7 @@ interface AgentAction {
   agentId: string;
   status: string;
   type: string;
-  quote?: { totalSendingAmount: number; sendingCurrency: { code: string }; expiresAt: string };
+  quote?: { totalSendingAmount: number; sendingCurrency: { code: string; decimals?: number }; expiresAt: string };
   transferDetails?: { amount: number; currency: string };
   rejectionReason?: string;
   createdAt: string;
@@ -44,7 +45,12 @@ function table(header: string[], rows: string[][]): string {
 }
 
 const amountOf = (action: AgentAction) =>
-  action.quote ? `${action.quote.totalSendingAmount} ${action.quote.sendingCurrency.code}` : action.transferDetails ? `${action.transferDetails.amount} ${action.transferDetails.currency}` : '';
+  // In major units, as every amount the CLI shows and takes.
+  action.quote
+    ? formatMoney({ amount: action.quote.totalSendingAmount, currency: action.quote.sendingCurrency })
+    : action.transferDetails
+      ? formatMoney({ amount: action.transferDetails.amount, currency: { code: action.transferDetails.currency } })
+      : '';
 
 /** The agent of a pending action: the approval endpoints are addressed by agent and action. */
 async function pendingAction(options: ClientOptions, actionId: string): Promise<AgentAction> {

@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { SandboxClient, SandboxHttpError, SandboxUnreachableError } from '../client/index.js';
+import { DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET, DEFAULT_URL, SandboxClient, SandboxHttpError, SandboxUnreachableError, formatMoney } from '../client/index.js';
 
 /** A small HTTP client for CLI commands that act on a running sandbox. */
 export interface ClientOptions {
@@ -32,12 +32,52 @@ export function clientOf(options: ClientOptions): SandboxClient {
   return new SandboxClient({ origin: originOf(options.url), clientId: options.clientId, clientSecret: options.clientSecret, userAgent: CLI_USER_AGENT });
 }
 
+/** The 401 codes of an embedded wallet's signature (API.md "Embedded wallet signing"), not of the platform's credentials. */
+const WALLET_SIGNATURE_CODES = new Set(['WALLET_SIGNATURE_MISSING', 'WALLET_SIGNATURE_MALFORMED', 'WALLET_SIGNATURE_INVALID', 'WALLET_SIGNATURE_BODY_MISMATCH', 'REQUEST_ID_MISSING']);
+
+/** Whether a 401 is about a wallet signature (a session key), rather than the client id and secret. */
+function isWalletSignatureError(error: SandboxHttpError): boolean {
+  if (error.code !== undefined && WALLET_SIGNATURE_CODES.has(error.code)) return true;
+  const reason = (error.body as { details?: { reason?: unknown } } | undefined)?.details?.reason;
+  return typeof reason === 'string' && /stamp|session|signature/i.test(reason);
+}
+
+/** `12345` of `USD` as `123.45 USD` (the unit the CLI's amounts are given in). */
+const major = (amount: unknown, currency: string) => (typeof amount === 'number' && Number.isSafeInteger(amount) ? formatMoney({ amount, currency: { code: currency } }) : `${String(amount)} ${currency}`);
+
+/**
+ * The sandbox speaks in the smallest unit (the contract's); the CLI takes and shows major units.
+ * Rewrites the messages that carry amounts (insufficient funds, a currency's limits, fees) in them.
+ */
+function inMajorUnits(error: SandboxHttpError): string {
+  const body = error.body as { details?: Record<string, unknown> } | undefined;
+  const details = body?.details ?? {};
+  const head = `${error.status} ${error.code ?? ''}`.trim();
+  if (details.reason === 'INSUFFICIENT_FUNDS' && typeof details.currency === 'string') {
+    const currency = details.currency;
+    return (
+      `${head} Insufficient balance in ${String(details.accountId)}: ${major(details.available, currency)} available, ${major(details.requested, currency)} requested; ` +
+      `add funds with \`service-sandbox fund ${String(details.accountId)} <amount> ${currency}\``
+    );
+  }
+  const limit = /^(\d+) is (below|above) the ([A-Z0-9]+) (minimum|single-transaction maximum) of (\d+)\.$/.exec(String((error.body as { message?: unknown } | undefined)?.message ?? ''));
+  if (limit) return `${head} ${major(Number(limit[1]), limit[3]!)} is ${limit[2]} the ${limit[4]} of ${major(Number(limit[5]), limit[3]!)}.`;
+  const fees = /^(\d+) ([A-Z0-9]+) does not cover the fees of this payment\.$/.exec(String((error.body as { message?: unknown } | undefined)?.message ?? ''));
+  if (fees) return `${head} ${major(Number(fees[1]), fees[2]!)} does not cover the fees of this payment${typeof details.fixedFees === 'number' ? ` (${major(details.fixedFees, fees[2]!)} fixed)` : ''}.`;
+  return error.message;
+}
+
 /** Turns a client failure into one readable CliError. */
 export function cliErrorOf(error: unknown, options: ClientOptions): unknown {
   if (error instanceof SandboxUnreachableError) return new CliError(`no sandbox is answering at ${originOf(options.url)}; start one with \`npx service-sandbox\` or pass --url`);
   if (error instanceof SandboxHttpError) {
-    const hint = error.status === 401 ? ' (check --client-id/--client-secret or SERVICE_SANDBOX_CLIENT_ID/SECRET)' : '';
-    return new CliError(`${error.message}${hint}`);
+    let hint = '';
+    if (error.status === 401) {
+      hint = isWalletSignatureError(error)
+        ? ' (a payout from an embedded wallet is signed with a wallet session: run `service-sandbox wallet login <walletAccountId>` and execute again, or pass --key-file <file>; a session lasts 15 minutes of sandbox time)'
+        : ' (check --client-id/--client-secret or SERVICE_SANDBOX_CLIENT_ID/SECRET)';
+    }
+    return new CliError(`${inMajorUnits(error)}${hint}`);
   }
   if (error instanceof RangeError) return new CliError(error.message);
   return error;
@@ -85,10 +125,8 @@ export function formatDuration(seconds: number): string {
 /** The CLI's requests carry this user agent; the request log marks them. */
 export const CLI_USER_AGENT = 'service-sandbox-cli';
 
-/** Defaults shared by every command. */
-export const DEFAULT_CLIENT_ID = 'sandbox-client-id';
-export const DEFAULT_CLIENT_SECRET = 'sandbox-client-secret';
-export const DEFAULT_URL = 'http://127.0.0.1:8080';
+/** Defaults shared by every command (and the programmatic helpers). */
+export { DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET, DEFAULT_URL };
 
 /** Options every command that talks to a running sandbox shares. */
 export function withClientOptions(command: Command): Command {

@@ -137,7 +137,9 @@ export function registerCustomerCommands(program: Command): void {
     ],
   );
 
-  const kyc = program.command('kyc').description('KYC/KYB of a customer: a hosted-page link, or a decision as the reviewer would make it (fires the same events)');
+  const kyc = program
+    .command('kyc')
+    .description('KYC/KYB of a customer: a hosted-page link, or a decision as the reviewer would make it (fires the same events; APPROVED and REJECTED are final)');
   withExamples(kyc, [
     'service-sandbox kyc link cust-42',
     'service-sandbox kyc approve Customer:019a4f2c-8b1e-7c3d-9f00-1234567890ab',
@@ -149,8 +151,9 @@ export function registerCustomerCommands(program: Command): void {
         .command(`${verb} <customer>`)
         .description(
           (verb === 'hold'
-            ? 'put the customer on HOLD for manual review (more information may be asked for)'
-            : `${verb} the customer's KYC/KYB: customer and verification become ${decision}`) + '; <customer> is an id or platformCustomerId. A decided customer is final',
+            ? 'put a customer under review on HOLD (more information may be asked for)'
+            : `${verb} the customer's KYC/KYB: customer and verification become ${decision}`) +
+            '; <customer> is an id or platformCustomerId. A decision is final: a customer already APPROVED or REJECTED is refused (409, exit 1)',
         )
         .option('--json', 'print the customer and verification as JSON'),
     ).action(async (customerArg: string, opts: Record<string, unknown>) => {

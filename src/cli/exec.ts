@@ -1,9 +1,32 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { constants } from 'node:os';
 import type { Command } from 'commander';
 import { CliError } from './client.js';
 import { withExamples } from './help.js';
 import { addStartOptions, startOptionsOf } from './start-options.js';
+
+/**
+ * A watchdog for the command's process group: a small `sh` of its own (in its own group, so a
+ * signal to exec's group does not take it too) that reads a pipe from exec. The pipe closes when
+ * exec dies, however it dies (SIGKILL included, on Linux and macOS alike); then the watchdog sends
+ * the group SIGTERM and, if anything is left after 5 s, SIGKILL. exec kills it when all went well.
+ */
+function startWatchdog(groupId: number): ChildProcess | undefined {
+  const script =
+    // `kill -s SIG -- -pgid`: the form dash, bash and zsh as sh all accept for a process group.
+    'read -r _ ; kill -s TERM -- "-$1" 2>/dev/null || exit 0; i=0; ' +
+    'while [ "$i" -lt 50 ] && kill -s 0 -- "-$1" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done; kill -s KILL -- "-$1" 2>/dev/null; exit 0';
+  try {
+    const watchdog = spawn('/bin/sh', ['-c', script, 'service-sandbox-exec-watchdog', String(groupId)], { stdio: ['pipe', 'ignore', 'ignore'], detached: true });
+    watchdog.on('error', () => undefined);
+    watchdog.stdin?.on('error', () => undefined);
+    watchdog.unref();
+    (watchdog.stdin as unknown as { unref?: () => void } | null)?.unref?.();
+    return watchdog;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * `service-sandbox exec [start flags] -- <command...>` (Firebase's `emulators:exec`): starts a
@@ -48,14 +71,29 @@ export function registerExecCommand(program: Command): void {
       SERVICE_SANDBOX_CLIENT_SECRET: sandbox.clientSecret,
     };
     const [file, ...args] = command;
-    const child = spawn(file!, args, { stdio: 'inherit', env });
-    const forward = (signal: NodeJS.Signals) => () => child.kill(signal);
+    // The command runs in a process group of its own (what `detached` makes on POSIX), so that
+    // everything it starts (npm, a shell, test workers) can be signalled at once, and a watchdog
+    // ends that group if exec itself is killed outright (SIGKILL leaves no handler to run).
+    const posix = process.platform !== 'win32';
+    const child = spawn(file!, args, { stdio: 'inherit', env, detached: posix });
+    const signalCommand = (signal: NodeJS.Signals) => {
+      try {
+        if (posix && child.pid !== undefined) process.kill(-child.pid, signal);
+        else child.kill(signal);
+      } catch {
+        // already gone
+      }
+    };
+    const watchdog = posix && child.pid !== undefined ? startWatchdog(child.pid) : undefined;
+    const forward = (signal: NodeJS.Signals) => () => signalCommand(signal);
     const onInt = forward('SIGINT');
     const onTerm = forward('SIGTERM');
+    const onHup = forward('SIGHUP');
     process.on('SIGINT', onInt);
     process.on('SIGTERM', onTerm);
+    process.on('SIGHUP', onHup);
     // The parent (a CI runner, a shell) died: end the command too, then stop.
-    const stopWatching = watchParent(() => child.kill('SIGTERM'));
+    const stopWatching = watchParent(() => signalCommand('SIGTERM'));
     const status = await new Promise<number>((resolve) => {
       child.once('error', (error: NodeJS.ErrnoException) => {
         process.stderr.write(`service-sandbox: cannot run ${file}: ${error.code === 'ENOENT' ? 'command not found' : error.message}\n`);
@@ -64,8 +102,13 @@ export function registerExecCommand(program: Command): void {
       child.once('exit', (code, signal) => resolve(code ?? 128 + (signal ? (constants.signals[signal] ?? 0) : 0)));
     });
     stopWatching();
+    // The command is done; what it left running in its group goes with it (as it would with a
+    // terminal's Ctrl-C), and the watchdog has nothing left to guard.
+    signalCommand('SIGTERM');
+    watchdog?.kill('SIGKILL');
     process.off('SIGINT', onInt);
     process.off('SIGTERM', onTerm);
+    process.off('SIGHUP', onHup);
     await sandbox.close();
     process.exitCode = status;
   });

@@ -49,7 +49,7 @@ export function buildProgram(): Command {
   );
 
   const clock = program.command('clock').description('read or move the sandbox clock of a running sandbox');
-  withExamples(clock, ['service-sandbox clock', 'service-sandbox clock advance 6m', 'service-sandbox clock advance 1h30m --url http://127.0.0.1:9000']);
+  withExamples(clock, ['service-sandbox clock', 'service-sandbox clock advance 6m', 'service-sandbox clock advance 1h30m --url http://127.0.0.1:9000', 'service-sandbox clock reset']);
   withClientOptions(clock.command('show', { isDefault: true }).description('print the sandbox time')).action(async (opts) => {
     const body = (await call(clientOptions(opts), 'GET', '/_sandbox/clock')) as { now: string; offsetSeconds: number; pendingJobs: number };
     process.stdout.write(`${body.now}  (${formatDuration(body.offsetSeconds)} ahead of real time, ${body.pendingJobs} pending jobs)\n`);
@@ -62,9 +62,20 @@ export function buildProgram(): Command {
     const body = (await call(clientOptions(opts), 'POST', '/_sandbox/clock/advance', { seconds })) as { now: string };
     process.stdout.write(`sandbox clock is now ${body.now}\n`);
   });
+  withClientOptions(
+    clock.command('reset').description('put the clock back to real time (for every platform); pending jobs keep their due times'),
+  ).action(async (opts) => {
+    const body = (await call(clientOptions(opts), 'POST', '/_sandbox/clock/reset')) as { now: string; previous: string; pendingJobs: number };
+    const ahead = Math.round((Date.parse(body.previous) - Date.parse(body.now)) / 1000);
+    process.stdout.write(
+      ahead > 0
+        ? `sandbox clock is back at real time ${body.now} (it was ${formatDuration(ahead)} ahead); ${body.pendingJobs} pending jobs keep their due times\n`
+        : `sandbox clock already follows real time: ${body.now}\n`,
+    );
+  });
 
   withExamples(
-    withClientOptions(program.command('reset').description("wipe the platform's data in a running sandbox")).action(async (opts) => {
+    withClientOptions(program.command('reset').description("wipe the platform's data in a running sandbox (the clock stays where it is: `clock reset` moves it)")).action(async (opts) => {
       const options = clientOptions(opts);
       await call(options, 'POST', '/_sandbox/reset');
       process.stdout.write(`reset: every customer, account, transaction and event of ${options.clientId} is gone\n`);

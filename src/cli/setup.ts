@@ -1,10 +1,12 @@
 import { Option, type Command } from 'commander';
 import { randomUUID } from 'node:crypto';
 import { currencyOf } from '../core/money.js';
-import { formatMoney, toMinorUnits, type CustomerView, type InternalAccountView } from '../client/index.js';
+import { resolve as resolvePath } from 'node:path';
+import { formatMoney, toMinorUnits, type CustomerView, type InternalAccountView, type SandboxClient } from '../client/index.js';
 import { CliError, clientOptions, using, withClientOptions } from './client.js';
 import { checkCustomerArgument, jsonInput, jsonInputOption, output } from './customers.js';
 import { withExamples } from './help.js';
+import { DEFAULT_KEY_FILE, signWalletPayout } from './wallet.js';
 
 const EXAMPLE_ID = '019a4f2c-8b1e-7c3d-9f00-1234567890ab';
 
@@ -19,6 +21,8 @@ const RAILS = {
 interface Quote {
   id: string;
   status: string;
+  source?: { sourceType: string; accountId?: string };
+  paymentInstructions?: { accountOrWalletInfo: { accountType: string; payloadToSign?: string } }[];
   expiresAt: string;
   sendingCurrency: { code: string; decimals: number };
   receivingCurrency: { code: string; decimals: number };
@@ -33,6 +37,23 @@ const quoteSummary = (q: Quote) =>
   `quote ${q.id} ${q.status}: sends ${formatMoney({ amount: q.totalSendingAmount, currency: q.sendingCurrency })} ` +
   `(fees ${formatMoney({ amount: q.feesIncluded, currency: q.sendingCurrency })}), receives ${formatMoney({ amount: q.totalReceivingAmount, currency: q.receivingCurrency })} ` +
   `at ${q.exchangeRate}; expires ${q.expiresAt}${q.transactionId ? `; transaction ${q.transactionId}` : ''}`;
+
+/** The `payloadToSign` of a quote paid from an embedded wallet, if it is one. */
+const walletPayloadOf = (quote: Quote) => quote.paymentInstructions?.find((p) => p.accountOrWalletInfo.accountType === 'EMBEDDED_WALLET')?.accountOrWalletInfo.payloadToSign;
+
+/**
+ * `POST /quotes/{id}/execute`; a payout from an embedded wallet is signed first (its
+ * `payloadToSign` stamped with the `wallet login` session key in `keyFile`).
+ */
+async function executeQuote(client: SandboxClient, quote: Quote, keyFile: string): Promise<Quote> {
+  const payload = walletPayloadOf(quote);
+  const headers: Record<string, string> = { 'Idempotency-Key': randomUUID() };
+  if (payload !== undefined) headers['Service-Wallet-Signature'] = signWalletPayout(quote, payload, keyFile);
+  return client.request<Quote>('POST', `/2025-10-13/quotes/${encodeURIComponent(quote.id)}/execute`, undefined, headers);
+}
+
+const keyFileOption = () =>
+  new Option('--key-file <file>', 'for a payout from an embedded wallet: the session key `wallet login <walletAccountId>` saved').default(DEFAULT_KEY_FILE);
 
 /** `platforms create`, `config set webhook`, `external-accounts create`, `quotes create|execute`. */
 export function registerSetupCommands(program: Command): void {
@@ -157,11 +178,13 @@ export function registerSetupCommands(program: Command): void {
         .option('--minor', '--amount is in the smallest unit')
         .addOption(new Option('--lock <side>', 'which side --amount fixes').choices(['sending', 'receiving']).default('sending'))
         .option('--receiving-currency <code>', 'currency of the destination (for --lock receiving in major units)')
-        .option('--execute', 'execute at once (immediatelyExecute)')
+        .option('--execute', 'execute at once (immediatelyExecute; from an embedded wallet, signed with the `wallet login` session key)')
+        .addOption(keyFileOption())
         .option('--description <text>', 'description of the payment')
         .addOption(jsonInputOption()),
     ).action(async (opts: Record<string, unknown>) => {
       const options = clientOptions(opts);
+      const keyFile = resolvePath(String(opts.keyFile));
       const quote = await using(options, async (client) => {
         const source: InternalAccountView = await client.resolveAccount(String(opts.from), opts.fromCurrency === undefined ? undefined : String(opts.fromCurrency));
         const lock = opts.lock === 'receiving' ? 'RECEIVING' : 'SENDING';
@@ -173,35 +196,49 @@ export function registerSetupCommands(program: Command): void {
         }
         const amount = opts.minor ? Number(opts.amount) : toMinorUnits(String(opts.amount), currencyOf(code)?.decimals ?? 2, code);
         if (!Number.isSafeInteger(amount) || amount <= 0) throw new CliError(`--amount ${String(opts.amount)} must be a positive amount`);
+        // An embedded wallet's payout is signed over the quote's payloadToSign, known once the
+        // quote exists: create it, then execute it signed (immediatelyExecute cannot carry the stamp).
+        const fromWallet = source.type === 'EMBEDDED_WALLET';
         const body: Record<string, unknown> = {
           source: { sourceType: 'ACCOUNT', accountId: source.id, ...(source.customerId ? { customerId: source.customerId } : {}) },
           destination: { destinationType: 'ACCOUNT', accountId: String(opts.to) },
           lockedCurrencySide: lock,
           lockedCurrencyAmount: amount,
-          ...(opts.execute ? { immediatelyExecute: true } : {}),
+          ...(opts.execute && !fromWallet ? { immediatelyExecute: true } : {}),
           ...(opts.description ? { description: String(opts.description) } : {}),
           ...jsonInput(opts),
         };
-        return client.request<Quote>('POST', '/2025-10-13/quotes', body, { 'Idempotency-Key': randomUUID() });
+        const created = await client.request<Quote>('POST', '/2025-10-13/quotes', body, { 'Idempotency-Key': randomUUID() });
+        return opts.execute && fromWallet ? executeQuote(client, created, keyFile) : created;
       });
       output(opts, quote, quoteSummary(quote));
     }),
     [
       `service-sandbox quotes create --from cust-42 --from-currency USD --to ExternalAccount:${EXAMPLE_ID} --amount 25`,
       `service-sandbox quotes create --from InternalAccount:${EXAMPLE_ID} --to ExternalAccount:${EXAMPLE_ID} --amount 100 --lock receiving --receiving-currency MXN --execute`,
+      `service-sandbox wallet login InternalAccount:${EXAMPLE_ID} && service-sandbox quotes create --from InternalAccount:${EXAMPLE_ID} --to InternalAccount:${EXAMPLE_ID} --amount 10 --execute`,
     ],
   );
   withExamples(
-    withClientOptions(quotes.command('execute <quoteId>').description('execute a quote (POST /quotes/{id}/execute)').option('--json', 'print the quote as JSON')).action(
-      async (quoteId: string, opts: Record<string, unknown>) => {
-        if (!quoteId.startsWith('Quote:')) throw new CliError(`"${quoteId}" is not a quote id; they look like Quote:${EXAMPLE_ID}`);
-        const quote = await using(clientOptions(opts), (client) =>
-          client.request<Quote>('POST', `/2025-10-13/quotes/${encodeURIComponent(quoteId)}/execute`, undefined, { 'Idempotency-Key': randomUUID() }),
-        );
-        output(opts, quote, quoteSummary(quote));
-      },
-    ),
-    [`service-sandbox quotes execute Quote:${EXAMPLE_ID}`, `service-sandbox quotes execute Quote:${EXAMPLE_ID} --json`],
+    withClientOptions(
+      quotes
+        .command('execute <quoteId>')
+        .description('execute a quote (POST /quotes/{id}/execute); a payout from an embedded wallet is signed with the session key `wallet login` saved')
+        .addOption(keyFileOption())
+        .option('--json', 'print the quote as JSON'),
+    ).action(async (quoteId: string, opts: Record<string, unknown>) => {
+      if (!quoteId.startsWith('Quote:')) throw new CliError(`"${quoteId}" is not a quote id; they look like Quote:${EXAMPLE_ID}`);
+      const keyFile = resolvePath(String(opts.keyFile));
+      const quote = await using(clientOptions(opts), async (client) =>
+        executeQuote(client, await client.request<Quote>('GET', `/2025-10-13/quotes/${encodeURIComponent(quoteId)}`), keyFile),
+      );
+      output(opts, quote, quoteSummary(quote));
+    }),
+    [
+      `service-sandbox quotes execute Quote:${EXAMPLE_ID}`,
+      `service-sandbox quotes execute Quote:${EXAMPLE_ID} --json`,
+      `service-sandbox quotes execute Quote:${EXAMPLE_ID} --key-file ./wallet-key.json`,
+    ],
   );
 }
 

@@ -5,6 +5,7 @@ import { platformService } from '../resources/platform/index.js';
 import { createLogger, silentLogger, type LogFormat } from '../server/logger.js';
 import { StoreOpenError } from '../store/db.js';
 import { CliError } from './client.js';
+import { linkHolds, runnerChain } from './process-tree.js';
 import { loadFixturesAtStart, logPane, runStartUi, startExtras } from './ui.js';
 
 /** Flags of `service-sandbox start`, parsed. */
@@ -54,7 +55,7 @@ export async function runStart(options: StartOptions): Promise<void> {
         `  ${chalk.dim('database      ')} ${options.db === ':memory:' ? 'in memory (gone when stopped)' : options.db}`,
         `  ${chalk.dim('control plane ')} ${sandbox.origin}/_sandbox`,
         ...(options.db.endsWith('.service-sandbox/sandbox.db') ? [`  ${chalk.dim('tip           ')} add .service-sandbox/ to your .gitignore`] : []),
-        `  ${chalk.dim('webhooks      ')} ${webhookEndpointOf(sandbox, options.clientId) ?? 'no endpoint yet (--webhook-url, or PATCH /config webhookEndpoint)'}; verify X-Service-Signature with:`,
+        `  ${chalk.dim('webhooks      ')} ${webhookEndpointOf(sandbox, options.clientId) ?? 'no endpoint yet (--webhook-url, or PATCH /config webhookEndpoint)'}; verify X-Service-Signature (or X-Grid-Signature, the same value) with:`,
         ...webhookPublicKey(sandbox.context).trimEnd().split('\n').map((line) => `    ${chalk.dim(line)}`),
         '',
         `  ${chalk.dim('try')}  curl -u ${auth} ${sandbox.baseUrl}/config`,
@@ -84,18 +85,23 @@ export async function runStart(options: StartOptions): Promise<void> {
   };
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));
-  watchParent(() => stop('the end of its parent process'));
+  // The terminal closing (SIGHUP) stops it as cleanly as Ctrl-C.
+  process.once('SIGHUP', () => stop('SIGHUP'));
+  watchParent(() => stop('the end of the process that started it'));
 }
 
 /**
- * Calls `onGone` once the process that started this one has died (the sandbox is then
- * re-parented, so `npx service-sandbox & ... kill $!` cannot leave it serving). Polls the
- * parent pid twice a second; the timer does not keep the process alive.
+ * Calls `onGone` once the process that started this one has ended (the sandbox is then
+ * re-parented, so `npx service-sandbox & ... kill $!`, or the shell exiting, cannot leave it
+ * serving). When a package runner started it (npx, `npm exec`, `npm run`, and the `sh -c` they
+ * run it with), that is the process that ran the runner, usually a shell: the runner itself does
+ * not end with that shell. Polls twice a second; the timer does not keep the process alive.
  */
 export function watchParent(onGone: () => void): () => void {
   const parent = process.ppid;
+  const chain = runnerChain();
   const timer = setInterval(() => {
-    if (process.ppid !== parent) {
+    if (process.ppid !== parent || !chain.every(linkHolds)) {
       clearInterval(timer);
       onGone();
     }

@@ -7,17 +7,21 @@ import { fromHex, generateKeyPair, publicKeyOf, toHex } from '../crypto/keys.js'
 import { signStamp } from '../crypto/stamp.js';
 import { CliError, clientOptions, originOf, withClientOptions, type ClientOptions } from './client.js';
 
-const DEFAULT_KEY_FILE = '.service-sandbox/wallet-session.json';
+/** Where `wallet login` saves the session key, and where `quotes execute` looks for it. */
+export const DEFAULT_KEY_FILE = '.service-sandbox/wallet-session.json';
 const API = '/2025-10-13';
 
 /** A signing key saved by `wallet login` (the private key never leaves this file). */
-interface SavedKey {
+export interface SavedKey {
   accountId: string;
   sessionId: string;
   expiresAt: string;
   publicKey: string;
   privateKey: string;
 }
+
+/** A key file: what `wallet login` saved, or a session signing key of your own (P-256 private key, 64 hex digits, alone or as `{"privateKey": ...}`). */
+export type WalletKey = Pick<SavedKey, 'privateKey'> & Partial<SavedKey>;
 
 async function request(options: ClientOptions, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
   const origin = originOf(options.url);
@@ -65,12 +69,56 @@ async function login(options: ClientOptions, accountId: string, keyFile: string)
   return saved;
 }
 
-function readKey(keyFile: string): SavedKey {
+/** Reads a key file, or undefined when there is none; a file that holds no key is an error. */
+export function readWalletKey(keyFile: string): WalletKey | undefined {
+  let text: string;
   try {
-    return JSON.parse(readFileSync(keyFile, 'utf8')) as SavedKey;
-  } catch {
-    throw new CliError(`no wallet key at ${keyFile}; run \`service-sandbox wallet login <internalAccountId>\` first`);
+    text = readFileSync(keyFile, 'utf8').trim();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new CliError(`cannot read the wallet key file ${keyFile}: ${(error as Error).message}`);
   }
+  const hex = /^(0x)?([0-9a-fA-F]{64})$/.exec(text);
+  if (hex) return { privateKey: hex[2]!.toLowerCase() };
+  let parsed: Partial<SavedKey> | undefined;
+  try {
+    parsed = JSON.parse(text) as Partial<SavedKey>;
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed || typeof parsed.privateKey !== 'string' || !/^[0-9a-fA-F]{64}$/.test(parsed.privateKey)) {
+    throw new CliError(`${keyFile} holds no wallet session key (the file \`wallet login\` saves, or a P-256 private key as 64 hex digits)`);
+  }
+  return parsed as WalletKey;
+}
+
+function readKey(keyFile: string): WalletKey {
+  const key = readWalletKey(keyFile);
+  if (!key) throw new CliError(`no wallet key at ${keyFile}; run \`service-sandbox wallet login <internalAccountId>\` first`);
+  return key;
+}
+
+/**
+ * The `Service-Wallet-Signature` stamp of an embedded-wallet payout: the quote's `payloadToSign`
+ * signed with the session key in `keyFile` (saved by `wallet login <accountId>`). Says what to run
+ * when there is no key, or it is another wallet's.
+ */
+export function signWalletPayout(quote: { id: string; source?: { accountId?: string } }, payloadToSign: string, keyFile: string): string {
+  const accountId = quote.source?.accountId ?? '<internalAccountId>';
+  const key = readWalletKey(keyFile);
+  if (!key) {
+    throw new CliError(
+      `quote ${quote.id} pays from the embedded wallet ${accountId}, so its payout is signed with a wallet session key, and there is none at ${keyFile}: ` +
+        `run \`service-sandbox wallet login ${accountId}\` (it saves one there), or pass --key-file <file>`,
+    );
+  }
+  if (key.accountId && quote.source?.accountId && key.accountId !== quote.source.accountId) {
+    throw new CliError(
+      `the wallet session key in ${keyFile} is for ${key.accountId}, but quote ${quote.id} pays from ${quote.source.accountId}: ` +
+        `run \`service-sandbox wallet login ${quote.source.accountId}\` (with --key-file to keep both), or pass --key-file <file> of that wallet's session`,
+    );
+  }
+  return signStamp(payloadToSign, key.privateKey);
 }
 
 /** `wallet login` and `wallet sign`: try the embedded wallet by hand, without writing crypto. */

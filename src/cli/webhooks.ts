@@ -8,7 +8,7 @@ import { withExamples } from './help.js';
 
 // The control plane's wire shapes, shared with the server (types only: nothing is loaded).
 type Delivery = DeliveryView;
-type AttemptResult = Pick<DeliveryAttemptResult, 'eventId' | 'attempt' | 'attemptedAt' | 'url' | 'outcome' | 'responseStatus' | 'error' | 'latencyMs' | 'state' | 'nextAttemptAt'>;
+type AttemptResult = Pick<DeliveryAttemptResult, 'eventId' | 'attempt' | 'attemptedAt' | 'url' | 'outcome' | 'responseStatus' | 'error' | 'latencyMs' | 'state' | 'nextAttemptAt' | 'listenSession'>;
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -23,8 +23,12 @@ function answerOf(a: { responseStatus: number | null; error: string | null; late
   return `${code} in ${ms}`;
 }
 
+/** Where an attempt went: the endpoint's URL, or a listen session forwarding to its URL. */
+const targetOf = (a: { url: string; listenSession?: string | null }) => (a.listenSession ? `listen session ${a.listenSession} -> ${a.url}` : a.url);
+
 /** What follows an attempt: delivered, the next try, or given up. */
-function nextOf(r: { state: string; nextAttemptAt: string | null }): string {
+function nextOf(r: { state: string; nextAttemptAt: string | null; listenSession?: string | null }): string {
+  if (r.listenSession) return r.state === 'DELIVERED' ? chalk.green('delivered (forwarded by webhooks listen)') : chalk.red('not delivered (a forward is not retried)');
   if (r.state === 'DELIVERED') return chalk.green('delivered');
   if (r.state === 'RETRYING') return chalk.yellow(`retry at ${r.nextAttemptAt} (sandbox time)`);
   return chalk.red('gave up (replay it with `webhooks replay`)');
@@ -32,7 +36,7 @@ function nextOf(r: { state: string; nextAttemptAt: string | null }): string {
 
 /** One line per attempt, as tail and replay print them. */
 function attemptLine(type: string, r: AttemptResult): string {
-  return `${chalk.dim(r.attemptedAt)}  ${type.padEnd(30)} ${r.eventId}  #${r.attempt} -> ${answerOf(r)}  ${nextOf(r)}`;
+  return `${chalk.dim(r.attemptedAt)}  ${type.padEnd(30)} ${r.eventId}  #${r.attempt}${r.listenSession ? ` (${targetOf(r)})` : ''} -> ${answerOf(r)}  ${nextOf(r)}`;
 }
 
 function query(params: Record<string, unknown>): string {
@@ -122,6 +126,8 @@ interface StreamedEvent {
   timestamp: string;
   body: string;
   signatureHeader: string;
+  /** Every header name a delivery carries the signature under (absent from older sandboxes). */
+  signatureHeaders?: string[];
   signature: string;
 }
 
@@ -138,9 +144,21 @@ async function listen(options: ClientOptions, json: boolean, forwardTo: string |
   }
   let last: number | undefined;
   let announced = false;
-  await follow(options, () => `/_sandbox/webhooks/events/stream${last === undefined ? '' : `?after=${last}`}`, json, async ({ event, data }) => {
+  // The session this connection opened (a reconnect opens another): forwards are reported under it.
+  let session: string | undefined;
+  const streamPath = () => {
+    const params = new URLSearchParams();
+    if (last !== undefined) params.set('after', String(last));
+    if (forwardTo !== undefined) params.set('forwardTo', forwardTo);
+    const text = params.toString();
+    return `/_sandbox/webhooks/events/stream${text ? `?${text}` : ''}`;
+  };
+  await follow(options, streamPath, json, async ({ event, data }) => {
     if (event === 'ready') {
-      if (!json && !announced) out(chalk.dim(`listening for webhook events of ${options.clientId} at ${origin}${forwardTo ? `, forwarding to ${forwardTo}` : ''} (Ctrl-C to stop)`));
+      session = (JSON.parse(data) as { listenSession?: string }).listenSession;
+      if (!json && !announced) {
+        out(chalk.dim(`listening for webhook events of ${options.clientId} at ${origin}${forwardTo ? `, forwarding to ${forwardTo} (listen session ${session})` : ''} (Ctrl-C to stop)`));
+      }
       announced = true;
       return;
     }
@@ -148,31 +166,46 @@ async function listen(options: ClientOptions, json: boolean, forwardTo: string |
     const e = JSON.parse(data) as StreamedEvent;
     last = e.seq;
     let forwarded: { status: number | null; error?: string; ms: number } | undefined;
+    let reportFailed: string | undefined;
     if (forwardTo) {
       const started = performance.now();
+      let excerpt: string | null = null;
       try {
         const response = await fetch(forwardTo, {
           method: 'POST',
-          headers: { 'Content-Type': 'application/json', [e.signatureHeader]: e.signature, 'User-Agent': 'service-sandbox-listen' },
+          headers: { 'Content-Type': 'application/json', ...Object.fromEntries((e.signatureHeaders ?? [e.signatureHeader]).map((name) => [name, e.signature])), 'User-Agent': 'service-sandbox-listen' },
           body: e.body,
           signal: AbortSignal.timeout(5000),
         });
-        await response.arrayBuffer();
+        excerpt = (await response.text()).slice(0, 500);
         forwarded = { status: response.status, ms: performance.now() - started };
       } catch (error) {
         const cause = (error as { cause?: { code?: string } }).cause?.code;
         forwarded = { status: null, error: cause === 'ECONNREFUSED' ? 'connection refused' : (error as Error).name === 'TimeoutError' ? 'timed out after 5s' : (error as Error).message, ms: performance.now() - started };
       }
+      // One truth per delivery: the forward is recorded as an attempt of the event (webhooks list, the UI, the deliveries list).
+      try {
+        await call(options, 'POST', `/_sandbox/webhooks/deliveries/${encodeURIComponent(e.id)}/forwarded`, {
+          listenSession: session,
+          responseStatus: forwarded.status,
+          error: forwarded.error ?? null,
+          latencyMs: Math.round(forwarded.ms * 100) / 100,
+          responseExcerpt: excerpt,
+        });
+      } catch (error) {
+        reportFailed = (error as Error).message;
+      }
     }
     const payload = JSON.parse(e.body) as { data: unknown };
     if (json) {
-      out(JSON.stringify({ receivedAt: new Date().toISOString(), sandboxTime: e.timestamp, id: e.id, type: e.type, resourceId: e.resourceId, data: payload.data, ...(forwarded ? { forwarded } : {}) }));
+      out(JSON.stringify({ receivedAt: new Date().toISOString(), sandboxTime: e.timestamp, id: e.id, type: e.type, resourceId: e.resourceId, data: payload.data, ...(forwarded ? { forwarded: { ...forwarded, listenSession: session, ...(reportFailed ? { notRecorded: reportFailed } : {}) } } : {}) }));
       return;
     }
     const answer = forwarded
       ? `  -> ${forwarded.status === null ? chalk.red(`${forwarded.error} (${Math.round(forwarded.ms)} ms)`) : answerOf({ responseStatus: forwarded.status, error: null, latencyMs: forwarded.ms })}`
       : '';
     out(`${chalk.dim(new Date().toISOString().slice(11, 19))} ${chalk.dim(`(sandbox ${e.timestamp})`)}  ${e.type.padEnd(30)} ${e.resourceId ?? '-'}  ${chalk.dim(e.id)}${answer}`);
+    if (reportFailed) out(chalk.yellow(`  the sandbox did not record this forward: ${reportFailed}`));
     out(indent(JSON.stringify(payload.data, null, 2)));
   });
 }
@@ -202,7 +235,7 @@ async function firstOutcome(options: ClientOptions, eventId: string): Promise<{ 
 export function registerWebhooksCommands(program: Command): void {
   const webhooks = program.command('webhooks').description('inspect, replay and trigger webhook deliveries of a running sandbox');
 
-  withClientOptions(webhooks.command('key').description('print the public key (PEM) that verifies X-Service-Signature')).action(async (opts) => {
+  withClientOptions(webhooks.command('key').description('print the public key (PEM) that verifies X-Service-Signature (and X-Grid-Signature, the same value)')).action(async (opts) => {
     const body = (await call(clientOptions(opts), 'GET', '/_sandbox/webhooks/public-key')) as { publicKey: string };
     process.stdout.write(body.publicKey);
   });
@@ -242,7 +275,7 @@ export function registerWebhooksCommands(program: Command): void {
       if (opts.attempts) {
         for (const a of d.attempts) {
           const excerpt = a.responseExcerpt ? chalk.dim(`  ${JSON.stringify(a.responseExcerpt.slice(0, 80))}`) : '';
-          out(`    #${a.attempt} ${chalk.dim(a.attemptedAt)} ${a.url} -> ${answerOf(a)}${excerpt}`);
+          out(`    #${a.attempt} ${chalk.dim(a.attemptedAt)} ${targetOf(a)} -> ${answerOf(a)}${excerpt}`);
         }
       }
     }
@@ -265,7 +298,7 @@ export function registerWebhooksCommands(program: Command): void {
       webhooks
         .command('listen')
         .description('print each event as it is produced (type, resource, wall-clock and sandbox time, payload); with --forward-to, deliver it signed to a local URL. Reconnects when the sandbox restarts')
-        .option('--forward-to <url>', 'POST each event, signed (X-Service-Signature), to this URL and print the answer')
+        .option('--forward-to <url>', 'POST each event, signed (X-Service-Signature and X-Grid-Signature), to this URL and print the answer')
         .option('--json', 'one JSON object per line'),
     ).action(async (opts: Record<string, unknown>) => listen(clientOptions(opts), Boolean(opts.json), opts.forwardTo === undefined ? undefined : String(opts.forwardTo))),
     ['service-sandbox webhooks listen', 'service-sandbox webhooks listen --forward-to http://127.0.0.1:3000/webhooks', 'service-sandbox webhooks listen --json > events.ndjson'],
@@ -307,7 +340,7 @@ export function registerWebhooksCommands(program: Command): void {
     const event = (await call(options, 'POST', '/_sandbox/webhooks/trigger', opts.resource ? { type, resourceId: opts.resource } : { type })) as Delivery;
     out(`triggered ${event.type} ${event.id}${event.resourceId ? ` for ${event.resourceId}` : ''}`);
     const { delivery, blocker } = await firstOutcome(options, event.id);
-    const last = delivery.attempts[delivery.attempts.length - 1];
+    const last = delivery.attempts.at(-1);
     if (blocker) {
       out(
         chalk.yellow(
@@ -317,9 +350,16 @@ export function registerWebhooksCommands(program: Command): void {
         ),
       );
     } else if (delivery.status === 'NO_ENDPOINT') {
-      out(chalk.yellow('not sent: set a webhook endpoint (PATCH /config webhookEndpoint, or start --webhook-url), then `webhooks replay` it'));
+      out(
+        chalk.yellow(
+          'not sent: the platform has no webhook endpoint and no `webhooks listen --forward-to` is running; set an endpoint (PATCH /config webhookEndpoint, or start --webhook-url) and `webhooks replay` it, or start `webhooks listen --forward-to <url>`',
+        ),
+      );
     } else if (last) {
-      out(`#${last.attempt} ${last.url} -> ${answerOf(last)}  ${statusColor(delivery.status)}`);
+      // Where it went: the endpoint's URL, or the listen session that forwarded it (and to where).
+      const lines = delivery.attempts.map((a) => `#${a.attempt} ${a.listenSession ? `sent to ${targetOf(a)}` : a.url} -> ${answerOf(a)}`);
+      lines[lines.length - 1] += `  ${statusColor(delivery.status)}`;
+      for (const line of lines) out(line);
     } else {
       out(`${statusColor(delivery.status)}; follow it with \`service-sandbox webhooks tail\``);
     }

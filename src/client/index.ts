@@ -5,6 +5,11 @@
  */
 import { currencyOf } from '../core/money.js';
 
+/** The default platform's credentials and the address of a sandbox started without flags. */
+export const DEFAULT_CLIENT_ID = 'sandbox-client-id';
+export const DEFAULT_CLIENT_SECRET = 'sandbox-client-secret';
+export const DEFAULT_URL = 'http://127.0.0.1:8080';
+
 /** Where a sandbox answers and whose credentials to use. */
 export interface SandboxEndpoint {
   /** `http://127.0.0.1:8080` (the API is under `/2025-10-13`, the control plane under `/_sandbox`). */
@@ -70,7 +75,11 @@ export interface CustomerView {
   [key: string]: unknown;
 }
 
-/** A KYC/KYB decision a sandbox reviewer can make. */
+/**
+ * A KYC/KYB decision a sandbox reviewer can make. APPROVED and REJECTED are final: a customer
+ * already APPROVED or REJECTED refuses any further decision (409 CONFLICT naming its status).
+ * HOLD puts a customer under review on hold (more information may be asked for).
+ */
 export type KycDecisionInput = 'APPROVED' | 'REJECTED' | 'HOLD';
 
 /** Options of a new platform (`POST /_sandbox/platforms`). */

@@ -1,6 +1,7 @@
 /**
- * The sandbox clock. It follows real time plus an offset that only grows, so tests and the
- * control plane can move time forward without sleeping. Every timestamp in the sandbox comes
+ * The sandbox clock. It follows real time plus an offset. The offset grows when tests or the
+ * control plane move time forward (without sleeping), and returns to 0 only on an explicit
+ * reset, so sandbox time never falls behind real time. Every timestamp the sandbox makes comes
  * from here.
  */
 export interface Clock {
@@ -10,21 +11,31 @@ export interface Clock {
   iso(): string;
 }
 
+/** What a clock keeps across restarts. */
+export interface ClockState {
+  /** How far the sandbox clock is ahead of real time (ms, never negative). */
+  offsetMs: number;
+  /** The latest sandbox time reached before the last reset (ms; 0 when never reset). */
+  peakMs: number;
+}
+
 /** A clock that is real time plus an adjustable, persisted offset. */
 export class SandboxClock implements Clock {
   private offsetMs: number;
+  private peakMs: number;
 
   /**
    * @param realNow source of real time (injected for tests)
-   * @param initialOffsetMs offset restored from storage
-   * @param onOffsetChange called whenever the offset moves, so it can be persisted
+   * @param initial state restored from storage
+   * @param onChange called whenever the state moves, so it can be persisted
    */
   constructor(
     private readonly realNow: () => number = Date.now,
-    initialOffsetMs = 0,
-    private readonly onOffsetChange: (offsetMs: number) => void = () => {},
+    initial: Partial<ClockState> = {},
+    private readonly onChange: (state: ClockState) => void = () => {},
   ) {
-    this.offsetMs = initialOffsetMs;
+    this.offsetMs = Math.max(0, initial.offsetMs ?? 0);
+    this.peakMs = initial.peakMs ?? 0;
   }
 
   now(): number {
@@ -35,9 +46,30 @@ export class SandboxClock implements Clock {
     return new Date(this.now()).toISOString();
   }
 
+  /** Real time, from the injected source. */
+  real(): number {
+    return this.realNow();
+  }
+
+  /**
+   * The instants a time a client took from its own clock (an OIDC token's `iat`/`exp`, a TOTP
+   * code) is judged against: the sandbox clock and, while it is ahead, real time as well. A
+   * client stamps real time even after a test moved the sandbox clock; a test may mint at
+   * sandbox time. Times the sandbox itself made (sessions, OTPs, quotes) use `now()` only.
+   */
+  clientTimes(): number[] {
+    const real = this.realNow();
+    return this.offsetMs === 0 ? [real] : [real + this.offsetMs, real];
+  }
+
   /** Current offset from real time in milliseconds. */
   get offset(): number {
     return this.offsetMs;
+  }
+
+  /** The latest sandbox time reached before the last reset (0 when never reset): ids stay above it. */
+  get peak(): number {
+    return this.peakMs;
   }
 
   /** Moves the clock to `targetMs` (never backwards). */
@@ -45,6 +77,19 @@ export class SandboxClock implements Clock {
     const delta = targetMs - this.now();
     if (delta <= 0) return;
     this.offsetMs += delta;
-    this.onOffsetChange(this.offsetMs);
+    this.onChange({ offsetMs: this.offsetMs, peakMs: this.peakMs });
+  }
+
+  /**
+   * Puts the clock back to real time (the offset returns to 0): the one move backwards, and
+   * only as far as real time. Returns the sandbox time it left.
+   */
+  reset(): number {
+    const left = this.now();
+    if (this.offsetMs === 0) return left;
+    this.offsetMs = 0;
+    this.peakMs = Math.max(this.peakMs, left);
+    this.onChange({ offsetMs: 0, peakMs: this.peakMs });
+    return left;
   }
 }

@@ -10,20 +10,30 @@ const defaultRandom: RandomSource = (bytes) => {
 
 /**
  * Generates time-ordered UUIDv7 values (RFC 9562) from the sandbox clock. Within one
- * millisecond a counter in `rand_a` keeps them strictly increasing, so ids sort in creation
- * order and serve as a stable pagination key.
+ * millisecond (or while the clock is behind the last id, after a clock reset) a counter in
+ * `rand_a` keeps them strictly increasing, so ids sort in creation order and serve as a stable
+ * pagination key.
  */
 export class IdGenerator {
-  private lastMs = -1;
+  private lastMs: number;
   private counter = 0;
   // Random bytes are drawn 4 KiB at a time: one call to the source per 256 ids.
   private readonly pool = new Uint8Array(4096);
   private poolOffset = 4096;
 
+  /**
+   * @param floorMs no id is stamped at or below this instant (the clock's peak before a reset,
+   *   so ids keep sorting in creation order when the clock goes back to real time)
+   */
   constructor(
     private readonly clock: Clock,
     private readonly random: RandomSource = defaultRandom,
-  ) {}
+    floorMs = -1,
+  ) {
+    this.lastMs = floorMs;
+    // The floor's millisecond counts as used up: the first id takes the next one.
+    if (floorMs > 0) this.counter = 0xfff;
+  }
 
   /** A bare UUIDv7 string. */
   uuid(): string {

@@ -89,6 +89,18 @@ export class Scheduler {
     return this.clock.now();
   }
 
+  /**
+   * Puts the clock back to real time (`SandboxClock.reset`). Pending jobs keep their due times,
+   * as the records they change keep theirs (a quote's `expiresAt` and its expiry job agree): each
+   * runs when the sandbox clock reaches it again, by real time or by `advance`. Returns the
+   * sandbox time the clock left.
+   */
+  resetClock(): number {
+    const left = this.clock.reset();
+    this.arm();
+    return left;
+  }
+
   private runDue(untilMs: number): void {
     if (this.running) return;
     this.running = true;

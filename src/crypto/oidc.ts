@@ -42,7 +42,11 @@ export function decodeOidcToken(token: string): Record<string, unknown> {
 
 /** Options of a claim check. */
 export interface OidcCheckOptions {
-  nowMs: number;
+  /**
+   * When the check runs (ms). Several instants (the sandbox clock, then real time): the time
+   * claims must all hold at one of them, each with the same age and skew rules.
+   */
+  nowMs: number | readonly number[];
   supportedIssuers: ReadonlySet<string>;
   maxAgeSeconds: number;
   skewSeconds: number;
@@ -51,7 +55,8 @@ export interface OidcCheckOptions {
 /**
  * Checks the registration claims (`iss` supported, `aud` a non-empty string or one-element
  * array, `sub` non-empty, numeric `iat` at most `maxAgeSeconds` old and not in the future
- * beyond the skew, numeric `exp` after now) and returns the identity.
+ * beyond the skew, numeric `exp` after now, all at one of the `nowMs` instants) and returns the
+ * identity.
  */
 export function checkOidcClaims(claims: Record<string, unknown>, options: OidcCheckOptions): OidcIdentity {
   const { iss, sub, aud, iat, exp } = claims;
@@ -60,11 +65,24 @@ export function checkOidcClaims(claims: Record<string, unknown>, options: OidcCh
   if (!audience) throw new OidcError('REJECTED', 'oidcToken aud must be a non-empty string or a one-element string array');
   if (typeof sub !== 'string' || sub.length === 0) throw new OidcError('REJECTED', 'oidcToken sub must be a non-empty string');
   if (typeof iat !== 'number' || typeof exp !== 'number') throw new OidcError('REJECTED', 'oidcToken iat and exp must be numeric');
-  const now = options.nowMs / 1000;
-  if (iat > now + options.skewSeconds) throw new OidcError('REJECTED', 'oidcToken iat is in the future');
-  if (iat < now - options.maxAgeSeconds - options.skewSeconds) throw new OidcError('REJECTED', `oidcToken iat is more than ${options.maxAgeSeconds} seconds old`);
-  if (exp <= now) throw new OidcError('REJECTED', 'oidcToken has expired (exp)');
-  return { iss, aud: audience, sub };
+  const instants = typeof options.nowMs === 'number' ? [options.nowMs] : options.nowMs;
+  const problems = [];
+  for (const ms of instants) {
+    const problem = timeProblem(iat, exp, ms / 1000, options);
+    if (problem === undefined) return { iss, aud: audience, sub };
+    problems.push(problem);
+  }
+  if (problems.length === 1) throw new OidcError('REJECTED', problems[0]!);
+  // The sandbox clock was moved: say what each clock found (the first is the sandbox clock's).
+  throw new OidcError('REJECTED', `${problems[0]} on the sandbox clock, and ${problems[1]!.replace(/^oidcToken /, '')} on real time`);
+}
+
+/** What is wrong with `iat`/`exp` at `now` (seconds), or undefined when they hold. */
+function timeProblem(iat: number, exp: number, now: number, options: OidcCheckOptions): string | undefined {
+  if (iat > now + options.skewSeconds) return 'oidcToken iat is in the future';
+  if (iat < now - options.maxAgeSeconds - options.skewSeconds) return `oidcToken iat is more than ${options.maxAgeSeconds} seconds old`;
+  if (exp <= now) return 'oidcToken has expired (exp)';
+  return undefined;
 }
 
 /** The nonce a verify token must carry: hex SHA-256 of the exact `clientPublicKey` string. */

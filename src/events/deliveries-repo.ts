@@ -4,7 +4,8 @@ import type { EventRow } from './outbox.js';
 
 /**
  * Delivery state of an event (the `events.delivery_state` column):
- * PENDING (due now), SENDING (an attempt is in flight), RETRYING (waiting for its retry job),
+ * PENDING (due now), SENDING (an attempt is in flight: the worker's, or for a platform without
+ * an endpoint, a `webhooks listen --forward-to` session's), RETRYING (waiting for its retry job),
  * DELIVERED, FAILED (every attempt of the round failed), NO_ENDPOINT (the platform had no
  * webhook endpoint when the event came up; `replay` sends it once one is set).
  */
@@ -32,6 +33,8 @@ export interface AttemptRow {
   error: string | null;
   latency_ms: number;
   response_excerpt: string | null;
+  /** The `webhooks listen --forward-to` session that made the attempt; null for the worker's own. */
+  listen_session: string | null;
 }
 
 /** Filters of the deliveries list. */
@@ -95,8 +98,8 @@ export class DeliveriesRepo {
        WHERE delivery_state = 'SENDING' AND (@id IS NULL OR id = @id)`,
     );
     this.insertAttemptStmt = db.prepare(
-      `INSERT INTO webhook_attempts (event_id, platform_id, attempt, attempted_at, url, outcome, response_status, error, latency_ms, response_excerpt)
-       VALUES (@event_id, @platform_id, @attempt, @attempted_at, @url, @outcome, @response_status, @error, @latency_ms, @response_excerpt)`,
+      `INSERT INTO webhook_attempts (event_id, platform_id, attempt, attempted_at, url, outcome, response_status, error, latency_ms, response_excerpt, listen_session)
+       VALUES (@event_id, @platform_id, @attempt, @attempted_at, @url, @outcome, @response_status, @error, @latency_ms, @response_excerpt, @listen_session)`,
     );
     this.attemptsOfStmt = db.prepare('SELECT * FROM webhook_attempts WHERE event_id = ? ORDER BY seq');
     this.removeAttemptsStmt = db.prepare('DELETE FROM webhook_attempts WHERE platform_id = ?');

@@ -3,7 +3,7 @@ import type { SandboxContext } from '../context.js';
 import { DeliveriesRepo, type AttemptRow, type DeliveryRow } from './deliveries-repo.js';
 import { ATTEMPT_TIMEOUT_MS, MAX_ATTEMPTS, acknowledges, retryDelayMs } from './retry-schedule.js';
 import { responseHandlerOf } from './responses.js';
-import { SIGNATURE_HEADER, WebhookSigner } from './signing.js';
+import { WebhookSigner } from './signing.js';
 
 /** The scheduler job kind that makes a failed event due again. */
 export const RETRY_JOB_KIND = 'webhooks.retry';
@@ -32,6 +32,25 @@ export interface AttemptResult {
   /** What happens next: delivered, a retry at `nextAttemptAt`, or given up. */
   state: 'DELIVERED' | 'RETRYING' | 'FAILED';
   nextAttemptAt: string | null;
+  /** The `webhooks listen --forward-to` session that forwarded it; null for the worker's own attempts. */
+  listenSession: string | null;
+}
+
+/** A `webhooks listen --forward-to` session: it forwards each event of its platform to `url` and reports the answer. */
+export interface ListenSession {
+  id: string;
+  platformId: string;
+  url: string;
+  /** Events sent to it whose forward it has not reported yet. */
+  readonly pending: Set<string>;
+}
+
+/** What a listen session reports of one forward. */
+export interface ForwardOutcome {
+  responseStatus: number | null;
+  error: string | null;
+  latencyMs: number;
+  responseExcerpt: string | null;
 }
 
 /** Activity the worker reports (for `webhooks tail`). */
@@ -91,9 +110,17 @@ export class WebhookDelivery {
   readonly events = new EventEmitter();
   private readonly inFlight = new Map<string, Promise<unknown>>();
   private readonly stopping = new AbortController();
+  /**
+   * The abort controller of each attempt in flight, aborted by `stop()`. (One listener per
+   * attempt on the `stopping` signal instead made Node warn of a leak, MaxListenersExceededWarning,
+   * as soon as more than ten attempts were in flight, e.g. a fixture's events on start.)
+   */
+  private readonly attempts = new Set<AbortController>();
   private pumpQueued = false;
   private stopped = false;
   private readonly unsubscribe: () => void;
+  /** Open `webhooks listen --forward-to` sessions, by id. */
+  private readonly listenSessions = new Map<string, ListenSession>();
 
   constructor(
     private readonly ctx: SandboxContext,
@@ -106,13 +133,17 @@ export class WebhookDelivery {
       const { eventId } = job.payload as { eventId: string };
       if (this.repo.dueAgain(eventId, job.id)) this.kick();
     });
-    // An event of a platform without an endpoint is recorded NO_ENDPOINT at once: no worker round trip.
-    ctx.outbox.setInitialDeliveryState((platformId) => (this.options.endpointOf(platformId) ? 'PENDING' : 'NO_ENDPOINT'));
+    // An event of a platform without an endpoint is recorded NO_ENDPOINT at once (no worker round
+    // trip), or SENDING while a `webhooks listen --forward-to` session forwards it.
+    ctx.outbox.setInitialDeliveryState((platformId) =>
+      this.options.endpointOf(platformId) ? 'PENDING' : this.isForwarding(platformId) ? 'SENDING' : 'NO_ENDPOINT',
+    );
     this.unsubscribe = ctx.outbox.subscribe((event) => {
       if (this.options.endpointOf(event.platformId)) {
         this.kick();
         return;
       }
+      if (this.isForwarding(event.platformId)) return; // the listen session reports the attempt
       this.events.emit('activity', {
         kind: 'no-endpoint', platformId: event.platformId, eventId: event.id, type: event.type, resourceId: event.resourceId,
       } satisfies DeliveryActivity);
@@ -149,6 +180,88 @@ export class WebhookDelivery {
     return this.track(eventId, this.attempt({ ...row, attempt_count: 1 }, url, options.retry));
   }
 
+  /** Whether a listen session forwards the events of this platform. */
+  isForwarding(platformId: string): boolean {
+    for (const session of this.listenSessions.values()) if (session.platformId === platformId) return true;
+    return false;
+  }
+
+  /** Opens a `webhooks listen --forward-to <url>` session for a platform. */
+  openListenSession(platformId: string, url: string): ListenSession {
+    const session: ListenSession = { id: this.ctx.ids.next('ListenSession'), platformId, url, pending: new Set() };
+    this.listenSessions.set(session.id, session);
+    return session;
+  }
+
+  /** An open listen session of the platform, if any. */
+  listenSession(platformId: string, id: string): ListenSession | undefined {
+    const session = this.listenSessions.get(id);
+    return session?.platformId === platformId ? session : undefined;
+  }
+
+  /**
+   * Closes a listen session. Its events whose forward was never reported, and that no other
+   * session of the platform forwards, are recorded NO_ENDPOINT (what they would have been).
+   */
+  closeListenSession(id: string): void {
+    const session = this.listenSessions.get(id);
+    if (!session) return;
+    this.listenSessions.delete(id);
+    if (this.stopped || this.options.endpointOf(session.platformId) || this.isForwarding(session.platformId)) return;
+    const abandoned = this.ctx.tx(() =>
+      [...session.pending].map((eventId) => this.repo.byId(eventId)).filter((row): row is DeliveryRow => row?.delivery_state === 'SENDING').map((row) => {
+        this.repo.setState(row.id, 'NO_ENDPOINT');
+        return row;
+      }),
+    );
+    for (const row of abandoned) {
+      this.events.emit('activity', { kind: 'no-endpoint', platformId: row.platform_id, eventId: row.id, type: row.type, resourceId: row.resource_id } satisfies DeliveryActivity);
+    }
+  }
+
+  /**
+   * Records what a listen session's forward of an event got, as one attempt of the event's log
+   * (url: the session's, `listenSession`: its id). For a platform without a webhook endpoint the
+   * forward decides the event's state: DELIVERED on a 2xx answer, FAILED otherwise (unless
+   * another forward delivered it). With an endpoint, the worker's deliveries decide it.
+   */
+  recordForward(session: ListenSession, eventId: string, outcome: ForwardOutcome): AttemptResult | undefined {
+    session.pending.delete(eventId);
+    const succeeded = outcome.responseStatus !== null && acknowledges(outcome.responseStatus);
+    const error = outcome.error ?? (outcome.responseStatus !== null && !succeeded ? `HTTP ${outcome.responseStatus}` : null);
+    return this.ctx.tx(() => {
+      const row = this.repo.byId(eventId);
+      if (!row || row.platform_id !== session.platformId) return undefined;
+      const attemptedAt = this.ctx.clock.iso();
+      const attempt: Omit<AttemptRow, 'seq'> = {
+        event_id: row.id,
+        platform_id: row.platform_id,
+        attempt: this.repo.attemptCount(row.id) + 1,
+        attempted_at: attemptedAt,
+        url: session.url,
+        outcome: succeeded ? 'SUCCEEDED' : 'FAILED',
+        response_status: outcome.responseStatus,
+        error,
+        latency_ms: outcome.latencyMs,
+        response_excerpt: outcome.responseExcerpt === null ? null : outcome.responseExcerpt.slice(0, EXCERPT_CHARS),
+        listen_session: session.id,
+      };
+      this.repo.insertAttempt(attempt);
+      if (!this.options.endpointOf(row.platform_id)) {
+        if (succeeded && row.delivery_state !== 'DELIVERED') this.repo.markDelivered(row.id, attemptedAt);
+        else if (!succeeded && row.delivery_state !== 'DELIVERED') this.repo.setState(row.id, 'FAILED');
+      }
+      // A forward is not retried: this attempt's own outcome is what follows it.
+      const result: AttemptResult = {
+        eventId: row.id, attempt: attempt.attempt, attemptedAt, url: session.url, outcome: attempt.outcome, responseStatus: outcome.responseStatus, error,
+        latencyMs: outcome.latencyMs, responseBody: outcome.responseExcerpt, state: succeeded ? 'DELIVERED' : 'FAILED', nextAttemptAt: null, listenSession: session.id,
+      };
+      this.ctx.logger.info('webhook', { event: row.id, type: row.type, attempt: result.attempt, via: session.id, answer: outcome.responseStatus ?? error, ms: outcome.latencyMs });
+      this.events.emit('activity', { kind: 'attempt', platformId: row.platform_id, type: row.type, resourceId: row.resource_id, result } satisfies DeliveryActivity);
+      return result;
+    });
+  }
+
   /** Whether an attempt of this event is in flight. */
   isSending(eventId: string): boolean {
     return this.inFlight.has(eventId);
@@ -160,6 +273,7 @@ export class WebhookDelivery {
     this.stopped = true;
     this.unsubscribe();
     this.stopping.abort();
+    for (const attempt of this.attempts) attempt.abort(this.stopping.signal.reason);
     await Promise.allSettled([...this.inFlight.values()]);
     this.events.emit('stop');
   }
@@ -215,12 +329,12 @@ export class WebhookDelivery {
     // timeout signal inside a composite can be garbage-collected and never fire (nodejs/node#57736).
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(new DOMException(`timed out after ${ATTEMPT_TIMEOUT_MS} ms`, 'TimeoutError')), ATTEMPT_TIMEOUT_MS);
-    const onStop = () => abort.abort(this.stopping.signal.reason);
-    this.stopping.signal.addEventListener('abort', onStop, { once: true });
+    this.attempts.add(abort);
+    if (this.stopping.signal.aborted) abort.abort(this.stopping.signal.reason);
     try {
       const response = await fetch(url, {
         method: 'POST',
-        headers: { 'Content-Type': 'application/json', [SIGNATURE_HEADER]: this.signer.header(body), 'User-Agent': 'service-sandbox-webhooks' },
+        headers: { 'Content-Type': 'application/json', ...this.signer.headers(body), 'User-Agent': 'service-sandbox-webhooks' },
         body,
         redirect: 'manual',
         signal: abort.signal,
@@ -236,7 +350,7 @@ export class WebhookDelivery {
       error = describeFailure(failure);
     } finally {
       clearTimeout(timer);
-      this.stopping.signal.removeEventListener('abort', onStop);
+      this.attempts.delete(abort);
     }
     const latencyMs = Math.round((performance.now() - started) * 100) / 100;
     const answered = responseHandlerOf(row.type);
@@ -278,6 +392,7 @@ export class WebhookDelivery {
         error,
         latency_ms: latencyMs,
         response_excerpt: responseBody === null ? null : responseBody.slice(0, EXCERPT_CHARS),
+        listen_session: null,
       };
       this.repo.insertAttempt(attempt);
       let state: AttemptResult['state'];
@@ -296,7 +411,7 @@ export class WebhookDelivery {
       }
       const result: AttemptResult = {
         eventId: row.id, attempt: attempt.attempt, attemptedAt, url, outcome: attempt.outcome, responseStatus, error, latencyMs,
-        responseBody, state, nextAttemptAt,
+        responseBody, state, nextAttemptAt, listenSession: null,
       };
       this.ctx.logger.info('webhook', {
         event: row.id, type: row.type, attempt: result.attempt, answer: responseStatus ?? error, ms: latencyMs, next: nextAttemptAt ?? state,

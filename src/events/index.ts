@@ -2,9 +2,9 @@ import type { SandboxContext } from '../context.js';
 import { WebhookDelivery, type DeliveryOptions } from './delivery.js';
 
 export { Outbox, outboxMigrations, type OutboxEvent } from './outbox.js';
-export { WebhookDelivery, envelopeOf, RETRY_JOB_KIND, type AttemptResult, type DeliveryActivity, type DeliveryOptions } from './delivery.js';
+export { WebhookDelivery, envelopeOf, RETRY_JOB_KIND, type AttemptResult, type DeliveryActivity, type DeliveryOptions, type ForwardOutcome, type ListenSession } from './delivery.js';
 export { DeliveriesRepo, type AttemptRow, type DeliveryRow, type DeliveryState, type DeliveryFilter } from './deliveries-repo.js';
-export { WebhookSigner, SIGNATURE_HEADER } from './signing.js';
+export { WebhookSigner, SIGNATURE_HEADER, SIGNATURE_HEADERS, signatureHeadersOf } from './signing.js';
 export { ATTEMPT_TIMEOUT_MS, MAX_ATTEMPTS, RETRY_BASE_MS, retryDelayMs, acknowledges } from './retry-schedule.js';
 export { WEBHOOK_TYPES, webhookTypeNames, isWebhookType } from './webhook-types.js';
 export { registerResponseHandler, responseHandlerOf, type ResponseHandler, type WebhookResponse } from './responses.js';

@@ -57,6 +57,11 @@ export const outboxMigrations: Migration[] = [
     CREATE INDEX events_list_state ON events (platform_id, delivery_state, id);
     ${maintainedCountDdl('events', 'event_counts', ['type', 'delivery_state'])}`,
   },
+  {
+    // An attempt made by a `webhooks listen --forward-to` session (its id) rather than by the worker.
+    id: 'outbox-003',
+    sql: `ALTER TABLE webhook_attempts ADD COLUMN listen_session TEXT;`,
+  },
 ];
 
 /** An event as recorded. `data` is the full resource as its GET returns it. */

@@ -4,12 +4,19 @@ import type { MetaRepo } from '../store/meta.js';
 /** Where the database keeps its webhook signing key (PKCS#8 PEM). Never logged, never served. */
 const SIGNING_KEY_META = 'webhooks.signingKey';
 
-/** The name of the signature header on every delivery. */
+/** The name of the signature header on every delivery (the contract's). */
 export const SIGNATURE_HEADER = 'X-Service-Signature';
 
 /**
+ * Every name a delivery carries its signature under, the same value in each: the contract's, and
+ * the one the production service's own clients verify.
+ */
+export const SIGNATURE_HEADERS = [SIGNATURE_HEADER, 'X-Grid-Signature'] as const;
+
+/**
  * Signs webhook bodies with the sandbox database's P-256 key: ECDSA over SHA-256 of the exact
- * body bytes, DER-encoded and base64'd into `X-Service-Signature: {"v":"1","s":"..."}`.
+ * body bytes, DER-encoded and base64'd into `X-Service-Signature: {"v":"1","s":"..."}` (and the
+ * same value under `X-Grid-Signature`).
  */
 export class WebhookSigner {
   /** The public key as an SPKI PEM (`-----BEGIN PUBLIC KEY-----`). */
@@ -45,8 +52,18 @@ export class WebhookSigner {
     return JSON.stringify({ v: '1', s: this.signature(body) });
   }
 
+  /** The signature headers of a delivery of `body`: signed once, the same value under each name. */
+  headers(body: string | Uint8Array): Record<(typeof SIGNATURE_HEADERS)[number], string> {
+    return signatureHeadersOf(this.header(body));
+  }
+
   /** Keeps the private key out of logs and JSON dumps. */
   toJSON(): { publicKeyPem: string } {
     return { publicKeyPem: this.publicKeyPem };
   }
+}
+
+/** One signature header value under every name of `SIGNATURE_HEADERS`. */
+export function signatureHeadersOf(value: string): Record<(typeof SIGNATURE_HEADERS)[number], string> {
+  return Object.fromEntries(SIGNATURE_HEADERS.map((name) => [name, value])) as Record<(typeof SIGNATURE_HEADERS)[number], string>;
 }

@@ -73,7 +73,7 @@ export const FIXTURE_HEADER = 'X-Sandbox-Fixture';
 /** How many requests other than a fixture load's own have started: a load checks that none came in while it ran. */
 export const requestsStarted = perContext((_ctx: SandboxContext) => ({ count: 0 }));
 
-const CLOCK_PATHS = /\/_sandbox\/(clock\/advance|snapshot)$/;
+const CLOCK_PATHS = /\/_sandbox\/(clock\/advance|clock\/reset|snapshot)$/;
 
 /**
  * Middleware (mounted once, in front of every route): publishes a `request` change for each

@@ -18,7 +18,7 @@ import { FIXTURE_HEADER, requestsStarted } from './changes.js';
  *     customers:
  *       - ref: alice                # names the customer for {{alice}} / {{alice.USD}}
  *         customerType: INDIVIDUAL  # ...the POST /customers body...
- *         kyc: HOLD                 # optional decision: APPROVED, REJECTED or HOLD
+ *         kyc: HOLD                 # optional decision (APPROVED, REJECTED or HOLD) of a customer under review (final once made)
  *         verify: [email]           # contact channels to verify (code 123456)
  *         balances: { USD: 50000 }
  *         externalAccounts: [ { ref: alice-bank, currency: USD, accountInfo: {...} } ]

@@ -7,6 +7,7 @@ import { platformService } from '../resources/platform/index.js';
 import { webhookControlRoutes } from '../resources/webhooks/index.js';
 import { operations } from '../generated/operations.js';
 import { cardControlRoutes } from '../resources/cards/index.js';
+import { enclaveInfo } from '../resources/wallet-auth/index.js';
 import { basicAuth } from '../server/auth.js';
 import { faultRuleRequest, faultRulesOf } from '../server/faults.js';
 import type { AppEnv } from '../server/env.js';
@@ -52,6 +53,17 @@ export function controlPlane(ctx: SandboxContext, areas: readonly Area[]): Hono<
     ctx.scheduler.advance(seconds);
     return c.json({ now: ctx.clock.iso() });
   });
+
+  // Back to real time (offset 0) for every platform of this sandbox; pending jobs keep their due
+  // times. No body.
+  app.post('/clock/reset', (c) => {
+    const left = ctx.scheduler.resetClock();
+    return c.json({ now: ctx.clock.iso(), offsetSeconds: ctx.clock.offset / 1000, previous: new Date(left).toISOString(), pendingJobs: ctx.jobs.count() });
+  });
+
+  // The sandbox enclave's public signing key (every bundle's enclaveQuorumPublic) and the
+  // platform's organizationId: what @turnkey/crypto's bundle checks are given.
+  app.get('/enclave', (c) => c.json(enclaveInfo(ctx, c.get('platform'))));
 
   app.route('/webhooks', webhookControlRoutes(ctx));
   app.route('/cards', cardControlRoutes(ctx));

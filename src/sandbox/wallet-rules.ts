@@ -15,4 +15,14 @@ export const walletRules = {
   pendingRequestSeconds: 5 * 60,
   /** OTP lifetime when the platform's embeddedWalletConfig has no expirationSeconds. */
   defaultOtpSeconds: 300,
+  /**
+   * The sandbox enclave's P-256 signing key (the role of the enclave quorum key), the same in
+   * every sandbox and published on purpose: it signs every enclave bundle (OTP encryption target,
+   * wallet export) and the OTP `verificationToken`, so a client pins its public key once, e.g. as
+   * `@turnkey/crypto`'s `dangerouslyOverrideSignerPublicKey`. Being public, it proves nothing
+   * outside a sandbox; production bundles are signed by the service's own key.
+   */
+  enclaveSigningSecret: '47dfea5f417e1c48e4b664557e23c242dbd028531c19c9c72f231275e0db4815',
+  /** Its public key, uncompressed SEC1 hex: the `enclaveQuorumPublic` of every bundle (`GET /_sandbox/enclave`). */
+  enclaveQuorumPublic: '041359363d76a7c1c4e820b49726eacdd2f3a12d4bb7b051aa2c0bbe06ea84ea2108edb9c692c7c9c830525c01bf5663125dddcc168d76c99508af854d43ff8a4b',
 } as const;

@@ -190,6 +190,20 @@ describe('oidc', () => {
     expect(reason(() => checkOidcClaims({ ...base, iat: String(now) }, options))).toMatch(/numeric/);
   });
 
+  it('with two instants (sandbox clock a day ahead, real time), all time claims must hold at one of them, same rules at each', () => {
+    const two = { ...options, nowMs: [nowMs + 86_400_000, nowMs] };
+    const ahead = now + 86_400;
+    expect(checkOidcClaims(base, two).sub).toBe(base.sub);
+    expect(checkOidcClaims({ ...base, iat: ahead - 10, exp: ahead + 300 }, two).sub).toBe(base.sub);
+    expect(checkOidcClaims({ ...base, iat: now - 64 }, two).sub).toBe(base.sub);
+    expect(reason(() => checkOidcClaims({ ...base, iat: now - 66 }, two))).toBe(
+      'REJECTED: oidcToken iat is more than 60 seconds old on the sandbox clock, and iat is more than 60 seconds old on real time',
+    );
+    expect(reason(() => checkOidcClaims({ ...base, iat: ahead, exp: now + 300 }, two))).toBe(
+      'REJECTED: oidcToken has expired (exp) on the sandbox clock, and iat is in the future on real time',
+    );
+  });
+
   it('rejects malformed tokens and the retired literal', () => {
     expect(reason(() => decodeOidcToken('abc'))).toMatch(/MALFORMED/);
     expect(reason(() => decodeOidcToken('a.b.c'))).toMatch(/MALFORMED/);

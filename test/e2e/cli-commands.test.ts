@@ -39,7 +39,7 @@ describe('CLI: unknown commands and help', () => {
     }
   });
 
-  it('--webhook-url is checked at start as PATCH /config checks it; the clock prints whole durations', async () => {
+  it('--webhook-url is checked at start as PATCH /config checks it; the clock prints whole durations; clock reset', async () => {
     const bad = runSync(['--port', '0', '--memory', '--webhook-url', 'ftp://example.com/hooks']);
     expect(bad.status).toBe(1);
     expect(bad.stderr.trim().split('\n')).toHaveLength(1);
@@ -50,6 +50,11 @@ describe('CLI: unknown commands and help', () => {
     expect((await run(['clock', 'advance', '7m30s', '--url', origin])).status).toBe(0);
     const clock = await run(['clock', '--url', origin]);
     expect(clock.stdout).toMatch(/\(7m30s ahead of real time, \d+ pending jobs\)/);
+    const reset = await run(['clock', 'reset', '--url', origin]);
+    expect(reset.status, reset.stderr).toBe(0);
+    expect(reset.stdout).toMatch(/^sandbox clock is back at real time \d{4}-\S+Z \(it was 7m30s ahead\); \d+ pending jobs keep their due times\n$/);
+    expect((await run(['clock', '--url', origin])).stdout).toMatch(/\(0s ahead of real time, \d+ pending jobs\)/);
+    expect((await run(['clock', 'reset', '--url', origin])).stdout).toMatch(/^sandbox clock already follows real time: \d{4}-/);
     child.kill('SIGTERM');
   });
 

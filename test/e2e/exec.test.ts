@@ -1,4 +1,8 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { bin, run, spawnCli, until } from '../helpers/cli.js';
 
@@ -9,6 +13,22 @@ const alive = (pid: number) => {
   } catch {
     return false;
   }
+};
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+/** Waits (up to 10 s) for nothing to answer at `origin` any more. */
+async function stopsAnswering(origin: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while ((await answers(origin)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+  expect(await answers(origin)).toBe(false);
+}
+
+/** Whether a process runs (a zombie, dead but not yet reaped by its new parent, does not). */
+const running = (pid: number) => {
+  const ps = spawnSync('ps', ['-o', 'stat=', '-p', String(pid)], { encoding: 'utf8' });
+  const stat = ps.stdout.trim();
+  return stat !== '' && !stat.startsWith('Z');
 };
 
 const answers = async (url: string) => {
@@ -88,11 +108,71 @@ describe('service-sandbox exec', () => {
     }
   });
 
+  it('exec killed outright (SIGKILL) leaves no process of its command: the command, and what it started, end too', async () => {
+    // The command starts a child of its own, as `npm test` starts a shell and test workers.
+    const script = `const c = require('child_process').spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' }); console.log('CMD ' + process.pid + ' ' + c.pid + ' ' + process.env.SERVICE_SANDBOX_URL); setInterval(() => {}, 1000);`;
+    const { child, output } = spawnCli(['exec', '--', process.execPath, '-e', script]);
+    await until(() => /CMD \d+ \d+ http/.test(output.stdout), 15_000, 'the command and its child');
+    const [, command, grandchild, url] = /CMD (\d+) (\d+) (\S+)/.exec(output.stdout)!;
+    expect(running(Number(command)) && running(Number(grandchild))).toBe(true);
+    child.kill('SIGKILL');
+    await until(() => !running(Number(command)) && !running(Number(grandchild)), 10_000, 'the command and its child to end');
+    expect(await answers(url!)).toBe(false);
+  });
+
+  it('when the command ends, what it left running in its process group is ended too', async () => {
+    const script = `const c = require('child_process').spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' }); console.log('LEFT ' + c.pid); process.exit(3);`;
+    const result = await run(['exec', '--', process.execPath, '-e', script]);
+    expect(result.status).toBe(3);
+    const left = Number(/LEFT (\d+)/.exec(result.stdout)![1]);
+    await until(() => !running(left), 10_000, 'the leftover process to end');
+  });
+
   it('a signal to exec reaches the command; exec exits 128 + the signal number', async () => {
     const { child, output } = spawnCli(['exec', '--', process.execPath, '-e', 'console.log("up"); setInterval(() => {}, 1000)']);
     await until(() => output.stdout.includes('up'), 15_000, 'the command');
     child.kill('SIGTERM');
     const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
     expect(code).toBe(143);
+  });
+
+  describe('a sandbox started in the background of a shell', () => {
+    /** A project whose node_modules/.bin/service-sandbox is this package (as an install makes it), for npx to find. */
+    const project = () => {
+      const dir = mkdtempSync(join(tmpdir(), 'sbx-npx-'));
+      writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'npx-project', version: '1.0.0', private: true, dependencies: { 'service-sandbox': '*' } }));
+      mkdirSync(join(dir, 'node_modules', '.bin'), { recursive: true });
+      symlinkSync(root, join(dir, 'node_modules', 'service-sandbox'));
+      symlinkSync('../service-sandbox/bin/service-sandbox.js', join(dir, 'node_modules', '.bin', 'service-sandbox'));
+      return dir;
+    };
+    const start = `npx service-sandbox --port 0 --memory --quiet > sandbox.log 2>&1 &
+      SANDBOX=$!
+      until grep -q 'ready at' sandbox.log; do sleep 0.1; done
+      grep -o 'http://[^/]*' sandbox.log | head -1`;
+
+    it('`npx service-sandbox &` stops when the shell that started it exits (npx in between or not)', async () => {
+      const dir = project();
+      const shell = spawnSync('bash', ['-c', `${start}\nexit 0`], { cwd: dir, encoding: 'utf8', timeout: 30_000 });
+      expect(shell.status, shell.stderr).toBe(0);
+      const origin = shell.stdout.trim();
+      expect(origin).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      await stopsAnswering(origin);
+      expect(readFileSync(join(dir, 'sandbox.log'), 'utf8')).not.toMatch(/error|Error/);
+    });
+
+    it('`kill $!` stops it (npx ends, and the sandbox with it); SIGHUP (the terminal closing) stops it cleanly', async () => {
+      const dir = project();
+      const shell = spawnSync('bash', ['-c', `${start}\nkill $SANDBOX; wait $SANDBOX; echo "exit $?"`], { cwd: dir, encoding: 'utf8', timeout: 30_000 });
+      const [origin, exit] = shell.stdout.trim().split('\n');
+      expect(exit).toMatch(/^exit (0|143)$/); // npx's own status (143: ended by the SIGTERM)
+      await stopsAnswering(origin!);
+
+      const { child, output } = spawnCli(['--port', '0', '--memory']);
+      await until(() => output.stdout.includes('ready at'), 15_000, 'the sandbox');
+      child.kill('SIGHUP');
+      expect(await new Promise((resolve) => child.once('exit', (code) => resolve(code)))).toBe(0);
+      expect(output.stdout).toContain('stopping (SIGHUP)');
+    });
   });
 });

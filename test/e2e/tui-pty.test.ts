@@ -1,15 +1,19 @@
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { bin, startCli } from '../helpers/cli.js';
+import { machineTool } from '../helpers/machine.js';
 
 /**
  * Drives `service-sandbox ui` in a real pseudo-terminal (tmux, on a server of its own) against
  * a running sandbox: a customer created over HTTP appears, `a` approves it, and the status turns
  * APPROVED on screen and in the API.
  */
-const tmuxPath = ['/usr/bin/tmux', '/usr/local/bin/tmux'].find((p) => existsSync(p));
+const tmuxPath = machineTool('tmux', ['/usr/bin/tmux', '/usr/local/bin/tmux'], 'apt-get install -y tmux');
 const socket = `sandbox-tui-${process.pid}-${randomUUID().slice(0, 8)}`;
 const session = 'ui';
 
@@ -21,16 +25,16 @@ afterAll(() => {
 });
 
 /** Polls the pane until `pattern` shows (bounded), returning the screen. */
-async function screenShows(pattern: RegExp, timeoutMs = 30_000): Promise<string> {
+async function screenShows(pattern: RegExp, timeoutMs = 30_000, target = session): Promise<string> {
   const deadline = Date.now() + timeoutMs;
   let screen = '';
   while (Date.now() < deadline) {
-    screen = tmux('capture-pane', '-p', '-t', session).stdout;
+    screen = tmux('capture-pane', '-p', '-t', target).stdout;
     if (pattern.test(screen)) return screen;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   // Say what the pane was doing: a blank screen alone does not tell a slow start from a crash.
-  const pane = tmux('list-panes', '-t', session, '-F', 'dead=#{pane_dead} status=#{pane_dead_status} command=#{pane_current_command}');
+  const pane = tmux('list-panes', '-t', target, '-F', 'dead=#{pane_dead} status=#{pane_dead_status} command=#{pane_current_command}');
   throw new Error(`the screen never showed ${pattern} in ${timeoutMs} ms (pane: ${pane.stdout.trim() || pane.stderr.trim()}):\n${screen}`);
 }
 
@@ -105,5 +109,25 @@ describe.skipIf(!tmuxPath)('service-sandbox ui in a real terminal (tmux)', () =>
     expect(stopped).toContain('ui-exited-130');
     expect(stopped).not.toContain('1 Customers');
     // Three UI starts on a loaded two-core CI machine: bounded per screen above, generous overall.
+  }, 120_000);
+
+  it('start --ui over the demo fixtures: quitting prints no warning (more than ten webhook attempts in flight once made Node warn)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sbx-ui-'));
+    const stderr = join(dir, 'stderr.txt');
+    const demo = fileURLToPath(new URL('../../fixtures/demo.json', import.meta.url));
+    // The demo's webhook endpoint (127.0.0.1:4000) does not answer here: every event is attempted at once.
+    const command = `NO_COLOR=1 ${JSON.stringify(process.execPath)} ${JSON.stringify(bin)} start --ui --port 0 --memory --fixtures ${JSON.stringify(demo)} 2> ${JSON.stringify(stderr)}; echo ui-exited-$?; sleep 30`;
+    const started = tmux('new-session', '-d', '-s', 'start-ui', '-x', '100', '-y', '30', command);
+    expect(started.status, started.stderr).toBe(0);
+    try {
+      await screenShows(/Hana Kato001/, 30_000, 'start-ui');
+      tmux('send-keys', '-t', 'start-ui', '5');
+      await screenShows(/5 Webhooks[\s\S]*(FAILED|RETRYING|DELIVERED)/, 30_000, 'start-ui');
+      tmux('send-keys', '-t', 'start-ui', 'q');
+      await screenShows(/ui-exited-0/, 30_000, 'start-ui');
+      expect(readFileSync(stderr, 'utf8')).not.toMatch(/Warning|warning/);
+    } finally {
+      tmux('kill-session', '-t', 'start-ui');
+    }
   }, 120_000);
 });

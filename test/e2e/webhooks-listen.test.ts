@@ -5,7 +5,7 @@ import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { api, exitOf, spawnCli, startCli, until } from '../helpers/cli.js';
+import { api, exitOf, run, spawnCli, startCli, until } from '../helpers/cli.js';
 
 async function freePort(): Promise<number> {
   const server = createNetServer();
@@ -17,12 +17,12 @@ async function freePort(): Promise<number> {
 
 describe('webhooks listen', () => {
   it('--forward-to delivers each event signed and prints the answer, and reconnects across a sandbox restart', async () => {
-    const received: { body: string; signature: string }[] = [];
+    const received: { body: string; signature: string; grid: string }[] = [];
     const receiver = createServer((req: IncomingMessage, res) => {
       let body = '';
       req.on('data', (chunk: Buffer) => (body += chunk.toString()));
       req.on('end', () => {
-        received.push({ body, signature: String(req.headers['x-service-signature']) });
+        received.push({ body, signature: String(req.headers['x-service-signature']), grid: String(req.headers['x-grid-signature']) });
         res.writeHead(202).end();
       });
     });
@@ -45,6 +45,8 @@ describe('webhooks listen', () => {
       const { v, s } = JSON.parse(received[0]!.signature) as { v: string; s: string };
       expect(v).toBe('1');
       expect(createVerify('SHA256').update(received[0]!.body).verify(publicKey, s, 'base64')).toBe(true);
+      // Forwarded under both names, as the sandbox delivers it.
+      expect(received[0]!.grid).toBe(received[0]!.signature);
       expect(listener.output.stdout).toMatch(/\(sandbox \d{4}-\d{2}-\d{2}T[^)]+\)\s+TEST/);
 
       first.child.kill('SIGTERM');
@@ -82,5 +84,100 @@ describe('webhooks listen', () => {
     listener.child.kill('SIGINT');
     tail.child.kill('SIGINT');
     child.kill('SIGTERM');
+  });
+});
+
+describe('webhooks listen: one truth per delivery', () => {
+  it('a forwarded event is recorded as delivered, with the attempt and the answer, in webhooks list, the UI and the deliveries list; trigger says where it went', async () => {
+    let answer = 200;
+    const receiver = createServer((req: IncomingMessage, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(answer, { 'Content-Type': 'text/plain' }).end(answer === 200 ? 'thanks' : 'boom'));
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const forwardTo = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hooks`;
+    try {
+      const { origin } = await startCli();
+      const listener = spawnCli(['webhooks', 'listen', '--forward-to', forwardTo, '--url', origin]);
+      await until(() => listener.output.stdout.includes('listening for webhook events'), 10_000, 'listen to connect');
+      const session = /listen session (ListenSession:\S+)\)/.exec(listener.output.stdout)![1]!;
+
+      const triggered = await run(['webhooks', 'trigger', 'TEST', '--url', origin]);
+      expect(triggered.status, triggered.stderr).toBe(0);
+      const id = /triggered TEST (Webhook:\S+)/.exec(triggered.stdout)![1]!;
+      expect(triggered.stdout).toContain(`#1 sent to listen session ${session} -> ${forwardTo} -> 200 in`);
+      expect(triggered.stdout).toContain('DELIVERED');
+      expect(triggered.stdout).not.toContain('not sent');
+
+      const delivery = (await api(origin, 'GET', `/_sandbox/webhooks/deliveries/${encodeURIComponent(id)}`)).body;
+      expect(delivery).toMatchObject({ id, status: 'DELIVERED', deliveredAt: expect.any(String) });
+      expect(delivery.attempts).toEqual([
+        expect.objectContaining({ attempt: 1, url: forwardTo, outcome: 'SUCCEEDED', responseStatus: 200, error: null, responseExcerpt: 'thanks', listenSession: session }),
+      ]);
+      const listed = await run(['webhooks', 'list', '--attempts', '--url', origin]);
+      expect(listed.stdout).toMatch(new RegExp(`TEST\\s+${id}  DELIVERED  1 attempt, last 200 in \\d+ ms`));
+      expect(listed.stdout).toContain(`#1 ${delivery.attempts[0].attemptedAt} listen session ${session} -> ${forwardTo} -> 200 in`);
+
+      // the terminal UI reads the same record
+      const { webhooksView } = await import('../../src/tui/views/webhooks.js');
+      const { SandboxClient } = await import('../../src/tui/client.js');
+      const ui = new SandboxClient({ url: origin, clientId: 'sandbox-client-id', clientSecret: 'sandbox-client-secret' });
+      const rows = (await webhooksView.load(ui, undefined, 20)).rows;
+      const row = rows.find((r) => r.id === id)!;
+      expect(webhooksView.columns.map((column) => column.value(row))).toEqual(expect.arrayContaining(['DELIVERED', '1', '200']));
+      const detail = await webhooksView.detail!(ui, row);
+      expect(detail.flatMap((section) => section.lines).join('\n')).toMatch(new RegExp(`#1 .* listen \\S+ ${forwardTo} -> 200`));
+
+      // a receiver that fails: recorded FAILED with its answer (a forward is not retried)
+      answer = 500;
+      const failed = await run(['webhooks', 'trigger', 'TEST', '--url', origin]);
+      const failedId = /triggered TEST (Webhook:\S+)/.exec(failed.stdout)![1]!;
+      expect(failed.stdout).toContain(`-> ${forwardTo} -> 500 in`);
+      expect(failed.stdout).toContain('FAILED');
+      const failedDelivery = (await api(origin, 'GET', `/_sandbox/webhooks/deliveries/${encodeURIComponent(failedId)}`)).body;
+      expect(failedDelivery).toMatchObject({ status: 'FAILED', attempts: [expect.objectContaining({ responseStatus: 500, error: 'HTTP 500', responseExcerpt: 'boom', listenSession: session })] });
+      await until(() => listener.output.stdout.includes('-> 500'), 5_000, 'listen to print the 500');
+      expect(listener.output.stdout).not.toContain('did not record');
+
+      // once listen stops, an event is not sent anywhere, and trigger says so
+      listener.child.kill('SIGINT');
+      await exitOf(listener.child);
+      const none = await run(['webhooks', 'trigger', 'TEST', '--url', origin]);
+      expect(none.stdout).toContain('not sent: the platform has no webhook endpoint and no `webhooks listen --forward-to` is running');
+
+      // a report must name an open session of the platform, and say what came back
+      const bad = await api(origin, 'POST', `/_sandbox/webhooks/deliveries/${encodeURIComponent(id)}/forwarded`, { listenSession: session, responseStatus: 200, latencyMs: 1 });
+      expect(bad.status).toBe(409);
+      expect(bad.body.message).toContain(`Listen session ${session} is not open`);
+      const empty = await api(origin, 'POST', `/_sandbox/webhooks/deliveries/${encodeURIComponent(id)}/forwarded`, { listenSession: session, responseStatus: null, latencyMs: 1 });
+      expect(empty.status).toBe(400);
+      expect(empty.body.details.errors[0]).toMatchObject({ field: 'responseStatus' });
+    } finally {
+      receiver.close();
+    }
+  });
+
+  it('an event whose forward is never reported goes back to NO_ENDPOINT when its listen session ends', async () => {
+    const { origin } = await startCli();
+    const stream = new AbortController();
+    const response = await fetch(`${origin}/_sandbox/webhooks/events/stream?forwardTo=${encodeURIComponent('http://127.0.0.1:9/never')}`, {
+      headers: { Authorization: `Basic ${Buffer.from('sandbox-client-id:sandbox-client-secret').toString('base64')}` },
+      signal: stream.signal,
+    });
+    expect(response.status).toBe(200);
+    const reader = response.body!.getReader();
+    const first = new TextDecoder().decode((await reader.read()).value);
+    expect(first).toMatch(/event: ready\ndata: .*"listenSession":"ListenSession:/);
+    const event = (await api(origin, 'POST', '/_sandbox/webhooks/trigger', { type: 'TEST' })).body;
+    expect(event.status).toBe('SENDING');
+    stream.abort();
+    let status = 'SENDING';
+    for (let i = 0; i < 100 && status === 'SENDING'; i += 1) {
+      status = (await api(origin, 'GET', `/_sandbox/webhooks/deliveries/${encodeURIComponent(event.id)}`)).body.status;
+      if (status === 'SENDING') await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(status).toBe('NO_ENDPOINT');
+    const refused = await api(origin, 'GET', '/_sandbox/webhooks/events/stream?forwardTo=ftp://x');
+    expect(refused.status).toBe(400);
   });
 });

@@ -1,3 +1,5 @@
+import { createHash, createPublicKey } from 'node:crypto';
+import { p256 } from '@noble/curves/nist.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { assertFitsWebhook } from '../helpers/contract.js';
 import { useSandbox, type Api } from '../helpers/sandbox.js';
@@ -95,6 +97,26 @@ describe('POST /sandbox/webhooks/test', () => {
     expect(delivery.attempts).toEqual([
       expect.objectContaining({ attempt: 1, url: r.url, outcome: 'SUCCEEDED', responseStatus: 200, error: null, responseExcerpt: 'thanks!', latencyMs: expect.any(Number) }),
     ]);
+  });
+
+  it('sends one signature under X-Service-Signature and X-Grid-Signature; the docs\' steps verify it from X-Grid-Signature', async () => {
+    const r = await receiver();
+    const api = await platformWithEndpoint(r.url);
+    expect((await api.post('/sandbox/webhooks/test')).status).toBe(200);
+    const [got] = r.received;
+    const grid = got!.headers['x-grid-signature'];
+    expect(typeof grid).toBe('string');
+    expect(grid).toBe(got!.headers['x-service-signature']);
+    // The contract's steps: 1. the public key; 2. decode the base64 signature from the header;
+    // 3. SHA-256 of the request body; 4. verify the signature with the key over that hash.
+    const key = createPublicKey(await publicKey(api)).export({ format: 'jwk' });
+    const point = Buffer.concat([Buffer.from([4]), Buffer.from(key.x!, 'base64url'), Buffer.from(key.y!, 'base64url')]);
+    const signature = Buffer.from((JSON.parse(String(grid)) as { s: string }).s, 'base64');
+    const hash = createHash('sha256').update(got!.raw).digest();
+    expect(p256.verify(signature, hash, point, { prehash: false, format: 'der', lowS: false })).toBe(true);
+    const tampered = Buffer.from(got!.raw);
+    tampered[tampered.length - 2] ^= 1;
+    expect(p256.verify(signature, createHash('sha256').update(tampered).digest(), point, { prehash: false, format: 'der', lowS: false })).toBe(false);
   });
 
   it('answers 400 WEBHOOK_DELIVERY_ERROR when the endpoint fails, and does not retry', async () => {

@@ -185,6 +185,47 @@ describe('clock and scheduler', () => {
     expect(probe.ctx.clock.now()).toBe(start + 629_000);
   });
 
+  it('POST /_sandbox/clock/reset: back to real time; pending jobs keep their due times; ids keep sorting in creation order', async () => {
+    const probe = probeApp();
+    const real = probe.ctx.clock.now();
+    expect(probe.ctx.clock.clientTimes()).toEqual([real]);
+    await probe.call('POST', '/_sandbox/clock/advance', { seconds: 86_400 });
+    expect(probe.ctx.clock.clientTimes()).toEqual([real + 86_400_000, real]);
+    await probe.call('POST', '/probe/schedule/30/after-a-day');
+    const before = probe.ctx.ids.next('Item');
+    const reset = await probe.call('POST', '/_sandbox/clock/reset');
+    expect(reset.status).toBe(200);
+    expect(reset.body).toEqual({ now: new Date(real).toISOString(), offsetSeconds: 0, previous: new Date(real + 86_400_000).toISOString(), pendingJobs: 1 });
+    expect((await probe.call('GET', '/_sandbox/clock')).body).toMatchObject({ now: new Date(real).toISOString(), offsetSeconds: 0 });
+    expect(probe.ctx.clock.clientTimes()).toEqual([real]);
+    const jobs = await probe.call('GET', '/_sandbox/jobs');
+    expect(jobs.body.data).toEqual([expect.objectContaining({ dueAt: new Date(real + 86_430_000).toISOString(), dueInSeconds: 86_430 })]);
+    // An id made after the reset still sorts after one made on the advanced clock.
+    expect(probe.ctx.ids.next('Item') > before).toBe(true);
+    // A reset on real time changes nothing.
+    expect((await probe.call('POST', '/_sandbox/clock/reset')).body).toMatchObject({ offsetSeconds: 0, previous: new Date(real).toISOString() });
+    // The job runs when the clock reaches it again, at its own due time.
+    probe.ctx.scheduler.advance(86_429);
+    expect(probe.ran).toEqual([]);
+    probe.ctx.scheduler.advance(1);
+    expect(probe.ran).toEqual([{ id: 'after-a-day', at: new Date(real + 86_430_000).toISOString() }]);
+  });
+
+  it('after a clock reset and a restart, new ids still sort after the ones made on the advanced clock', async () => {
+    const db = join(mkdtempSync(join(tmpdir(), 'service-sandbox-ids-')), 'sandbox.db');
+    const realNow = () => Date.parse('2026-01-01T00:00:00Z');
+    const first = createContext({ db, logger: silentLogger, migrations: allMigrations, realNow });
+    first.scheduler.advance(3600);
+    const ahead = first.ids.next('Item');
+    first.scheduler.resetClock();
+    await first.close();
+    const second = createContext({ db, logger: silentLogger, migrations: allMigrations, realNow });
+    expect(second.clock.offset).toBe(0);
+    expect(second.clock.now()).toBe(realNow());
+    expect(second.ids.next('Item') > ahead).toBe(true);
+    await second.close();
+  });
+
   it('follows real time: a job runs when real time passes its due time', async () => {
     const probe = probeApp();
     probe.ctx.scheduler.start();

@@ -32,7 +32,7 @@ describe('agents CLI', () => {
     const listed = run(['agents', 'list', '--url', origin]);
     expect(listed.status).toBe(0);
     expect(listed.stdout).toMatch(new RegExp(`${created.agent.id}\\s+Bill payer\\s+${customer.id}\\s+yes\\s+no\\s+APPROVAL_REQUIRED`));
-    expect(listed.stdout).toMatch(new RegExp(`${first.id}\\s+${created.agent.id}\\s+TRANSFER_OUT\\s+10000 USD`));
+    expect(listed.stdout).toMatch(new RegExp(`${first.id}\\s+${created.agent.id}\\s+TRANSFER_OUT\\s+100\\.00 USD`)); // major units, as the CLI takes them
 
     const approve = run(['agents', 'approve', first.id, '--url', origin]);
     expect(approve.status).toBe(0);

@@ -117,6 +117,13 @@ describe('KYC link and hosted flow', () => {
     expect((await api.get(`/customers/${id}`)).body.kycStatus).toBe('APPROVED');
     const after = await hosted(new URL(decided.location!, session).toString());
     expect(after.text).toContain('https://platform.example/back');
+    expect(after.text).toContain('The KYC decision is final');
+    expect(after.text).not.toContain('name="decision"');
+    // a second decision (a stale page, a double submit) is refused on the page, naming the status
+    const second = await hosted(`${session}/decision`, { method: 'POST', body: new URLSearchParams({ decision: 'REJECTED' }) });
+    expect(second.status).toBe(409);
+    expect(second.text).toContain('is already APPROVED: a KYC decision is final, so it cannot become REJECTED');
+    expect((await api.get(`/customers/${id}`)).body.kycStatus).toBe('APPROVED');
     const types = (await api.get(`/_sandbox/webhooks/deliveries?resourceId=${encodeURIComponent(id)}&limit=10`)).body.data.map((e: { type: string }) => e.type).sort();
     expect(types).toEqual(['CUSTOMER.KYC_APPROVED', 'CUSTOMER.KYC_PENDING']);
   });

@@ -173,6 +173,17 @@ describe('individual verification', () => {
     expect(decided.verification.verificationStatus).toBe('APPROVED');
     const again = await api.post('/verifications', { customerId: id });
     expect(again.status).toBe(400);
+    // the decision is final: a second one (even the same one) is a 409 naming the status, and writes nothing
+    const eventsBefore = (await events(api, id)).length;
+    for (const decision of ['REJECTED', 'HOLD', 'APPROVED']) {
+      const refused = await api.post(`/_sandbox/customers/${id}/kyc-decision`, { decision });
+      expect(refused.status).toBe(409);
+      expect(refused.body).toMatchObject({ code: 'CONFLICT', details: { kycStatus: 'APPROVED', decision } });
+      expect(refused.body.message).toContain(`is already APPROVED: a KYC decision is final, so it cannot become ${decision}`);
+    }
+    expect((await api.get(`/customers/${id}`)).body.kycStatus).toBe('APPROVED');
+    expect((await api.get(`/verifications/${third.body.id}`)).body.verificationStatus).toBe('APPROVED');
+    expect((await events(api, id)).length).toBe(eventsBefore);
 
     const statuses = (await events(api, id)).map((e) => e.type);
     expect(statuses).toEqual(expect.arrayContaining(['CUSTOMER.KYC_PENDING', 'CUSTOMER.KYC_APPROVED']));
@@ -322,7 +333,7 @@ describe('business verification (KYB)', () => {
     expect(res.body.errors).toEqual([expect.objectContaining({ resourceId: foreign.body.id, type: 'MISSING_IDENTITY_DOCUMENT', acceptedDocumentTypes: ['DRIVERS_LICENSE', 'NATIONAL_ID'] })]);
   });
 
-  it('002 businesses are rejected after a complete packet; the terminal outcome survives a HOLD and resubmission', async () => {
+  it('002 businesses are rejected after a complete packet; the decision is final: no HOLD, no resubmission', async () => {
     const api = await s.api.newPlatform({ regulated: false });
     const id = (await api.post('/customers', businessBody('REG-5002', { address: usAddress }))).body.id;
     expect((await api.post('/verifications', { customerId: id })).body.verificationStatus).toBe('RESOLVE_ERRORS');
@@ -335,12 +346,15 @@ describe('business verification (KYB)', () => {
     expect(rejectedEvents.map((e) => e.type)).toEqual(['VERIFICATION.REJECTED']);
     assertFitsWebhook('verification-update', { id: rejectedEvents[0]!.id, type: rejectedEvents[0]!.type, timestamp: rejectedEvents[0]!.timestamp, data: rejectedEvents[0]!.data });
     expect((await api.post('/verifications', { customerId: id })).status).toBe(400);
-    const held = await decide(api, id, 'HOLD');
-    expect(held.customer.kybStatus).toBe('HOLD');
-    const again = await api.post('/verifications', { customerId: id });
-    expect(again.body.verificationStatus).toBe('REJECTED');
-    expect(types(again.body)).toEqual(['APPLICANT_REJECTED']);
-    expect((await events(api, id, 'CUSTOMER.KYB_REJECTED')).length).toBe(2);
+    for (const decision of ['HOLD', 'APPROVED', 'REJECTED']) {
+      const refused = await api.post(`/_sandbox/customers/${id}/kyc-decision`, { decision });
+      expect(refused.status).toBe(409);
+      expect(refused.body).toMatchObject({ code: 'CONFLICT', details: { kybStatus: 'REJECTED', decision } });
+      expect(refused.body.message).toContain(`is already REJECTED: a KYB decision is final, so it cannot become ${decision}`);
+    }
+    expect((await api.get(`/customers/${id}`)).body.kybStatus).toBe('REJECTED');
+    expect((await api.post('/verifications', { customerId: id })).status).toBe(400);
+    expect((await events(api, id, 'CUSTOMER.KYB_REJECTED')).length).toBe(1);
   });
 
   it('owners are resolved by their lastName suffix: 001 sends the business to manual review, 002 rejects it', async () => {

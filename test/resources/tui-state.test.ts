@@ -31,7 +31,7 @@ const smallFixture = () => ({
           balances: { USD: 100000 },
           externalAccounts: [usdBank('ann-bank', '11112222003')],
         },
-        { ref: 'bob', customerType: 'INDIVIDUAL', platformCustomerId: unique('bob'), fullName: 'Bob Stone', birthDate: '1980-02-02', nationality: 'US', currencies: ['USD'], kyc: 'HOLD' },
+        { ref: 'bob', customerType: 'INDIVIDUAL', platformCustomerId: unique('bob'), fullName: 'Bob Stone001', birthDate: '1980-02-02', nationality: 'US', currencies: ['USD'], kyc: 'HOLD' },
       ],
       quotes: [
         {
@@ -73,7 +73,7 @@ describe('fixtures', () => {
     expect((await load(api, smallFixture())).status).toBe(200);
     const transactions = (await api.get('/transactions')).body.data as { type: string; status: string }[];
     expect(transactions.some((t) => t.type === 'OUTGOING' && t.status === 'PROCESSING')).toBe(true);
-    const bob = ((await api.get('/customers')).body.data as { fullName: string; kycStatus: string }[]).find((c) => c.fullName === 'Bob Stone');
+    const bob = ((await api.get('/customers')).body.data as { fullName: string; kycStatus: string }[]).find((c) => c.fullName === 'Bob Stone001');
     expect(bob!.kycStatus).toBe('HOLD');
   });
 
@@ -193,7 +193,7 @@ describe('snapshots', () => {
     expect(imported.status).toBe(200);
     expect(imported.body.platformId).not.toBe(snapshot.platformId);
     const names = ((await target.get('/customers')).body.data as { fullName: string }[]).map((c) => c.fullName);
-    expect(names).toEqual(['Ann Lee', 'Bob Stone']);
+    expect(names).toEqual(['Ann Lee', 'Bob Stone001']);
     const platformTransactions = ((await target.get('/transactions')).body.data as { customerId?: string }[]).filter((t) => t.customerId?.startsWith('Platform:'));
     for (const t of platformTransactions) expect(t.customerId).toBe(imported.body.platformId);
   });

@@ -70,22 +70,23 @@ describe('terminal UI: customers', () => {
   it('lists customers, moves with j/k, and a/x/h decide KYC: on screen and in the API', async () => {
     const api = await s.api.newPlatform();
     await createPerson(api, 'First Person');
-    const second = await createPerson(api, 'Second Person');
+    // The 001 suffix: PENDING at creation, under review (an APPROVED customer is decided already).
+    const second = await createPerson(api, 'Second Person001');
     const ui = mount(api);
     await ui.see('Second Person');
     expect(ui.frame()).toMatch(/> \S+\s+INDIVIDUAL First Person/);
     await ui.press('j');
-    await ui.see(/> \S+\s+INDIVIDUAL Second Person/);
+    await ui.see(/> \S+\s+INDIVIDUAL Second Person001/);
     await ui.press('h');
-    await ui.see(/Second Person\s+HOLD/);
+    await ui.see(/Second Person001\s+HOLD/);
     expect(await statusOf(api, second.id)).toBe('HOLD');
     await ui.press('a');
-    await ui.see(/Second Person\s+APPROVED/);
+    await ui.see(/Second Person001\s+APPROVED/);
     expect(await statusOf(api, second.id)).toBe('APPROVED');
-    // A rejection is terminal: a later approve is refused, in the UI as in the API.
+    // A decision is final: a later reject is refused, in the UI as in the API.
     await ui.press('x');
-    await ui.see(/Second Person\s+REJECTED/);
-    expect(await statusOf(api, second.id)).toBe('REJECTED');
+    await ui.see(/failed: 409: \S+ is already APPROVED; a decision is final/);
+    expect(await statusOf(api, second.id)).toBe('APPROVED');
     await ui.press('k');
     await ui.see(/> \S+\s+INDIVIDUAL First Person/);
   });

@@ -171,7 +171,8 @@ export function kycExtraRoutes(ctx: SandboxContext): Hono<AppEnv> {
             : ''}</div>`
         : ''}`;
     if (decided) {
-      return page('Verification', html`${head}${redirectUri ? html`<p><a href="${redirectUri}">Return to the platform</a></p>` : ''}`);
+      const what = customer.customerType === 'INDIVIDUAL' ? 'KYC' : 'KYB';
+      return page('Verification', html`${head}<p id="final">The ${what} decision is final: it cannot be changed.</p>${redirectUri ? html`<p><a href="${redirectUri}">Return to the platform</a></p>` : ''}`);
     }
     const gaps = currentGaps(ctx, platform, customerId);
     const holders = [
@@ -239,7 +240,7 @@ export function kycExtraRoutes(ctx: SandboxContext): Hono<AppEnv> {
         <button>Upload</button></fieldset></form>
       <form method="post" action="${base}/submit"><button>Submit for verification</button></form>
       <form method="post" action="${base}/decision"><fieldset><legend>Sandbox reviewer</legend>
-        <p><small>Decides as the compliance reviewer would; the customer and its verification move together, and a decision is final.</small></p>
+        <p><small>Decides as the compliance reviewer would; the customer and its verification move together. Approve and Reject are final (no later decision changes them); Hold asks for more information and may be followed by either.</small></p>
         <button name="decision" value="APPROVED">Approve</button><button name="decision" value="HOLD">Hold for review</button><button name="decision" value="REJECTED">Reject</button></fieldset></form>`;
     return page('Verification', body);
   };

@@ -723,9 +723,12 @@ export function registerKycJobs(ctx: SandboxContext): void {
  * decision. The customer and its verification always move together: APPROVED and REJECTED move
  * the open verification (or record one when none is open; REJECTED carries the terminal
  * `APPLICANT_REJECTED`); HOLD moves an automatic review (`IN_PROGRESS`) to
- * `PENDING_MANUAL_REVIEW` so no timer approves a held customer. A customer rejected with a
- * terminal outcome cannot be approved (it may be put on HOLD to resubmit; terminal outcomes
- * survive): `409 CONFLICT` saying why. Repeating the current decision is a no-op.
+ * `PENDING_MANUAL_REVIEW` so no timer approves a held customer.
+ *
+ * A decision is final (API.md "Customer verification status": APPROVED and REJECTED are where a
+ * review ends; nothing leads out of them): once the customer is APPROVED or REJECTED, however it
+ * got there, any further decision (approve, reject or hold, the same one included) is
+ * `409 CONFLICT` naming the current status, and nothing is written. HOLD may be repeated.
  * Returns the customer's latest verification, if any.
  */
 export function decideKyc(ctx: SandboxContext, platform: Platform, customerId: string, decision: KycDecision): VerificationRow | undefined {
@@ -734,11 +737,23 @@ export function decideKyc(ctx: SandboxContext, platform: Platform, customerId: s
     const repo = kycRepo(ctx);
     const latest = repo.verificationsOf(platform.id, customerId).at(-1);
     const what = customer.customerType === 'INDIVIDUAL' ? 'KYC' : 'KYB';
-    if (customer.kycStatus === decision && decision !== 'HOLD') return latest;
-    const refuse = (why: string) => new ApiError(409, ErrorCode.CONFLICT, `Customer ${customerId} cannot become ${decision}: ${why}`, { kycStatus: customer.kycStatus, decision });
-    // A REJECTED customer may be put on HOLD (to resubmit), but terminal outcomes survive (API.md remediation table).
+    const statusField = customer.customerType === 'INDIVIDUAL' ? 'kycStatus' : 'kybStatus';
+    if (customer.kycStatus === 'APPROVED' || customer.kycStatus === 'REJECTED') {
+      const tryInstead =
+        customer.customerType === 'INDIVIDUAL'
+          ? 'an individual whose fullName ends in 001 starts PENDING and awaits a decision'
+          : 'a business starts UNVERIFIED until a verification or a decision';
+      throw new ApiError(
+        409,
+        ErrorCode.CONFLICT,
+        `Customer ${customerId} is already ${customer.kycStatus}: a ${what} decision is final, so it cannot become ${decision}. To try a decision, use a customer still under review (${tryInstead}).`,
+        { [statusField]: customer.kycStatus, decision },
+      );
+    }
+    const refuse = (why: string) => new ApiError(409, ErrorCode.CONFLICT, `Customer ${customerId} cannot become ${decision}: ${why}`, { [statusField]: customer.kycStatus, decision });
+    // Terminal outcomes survive (API.md remediation table), whatever the customer's status says.
     const terminal = repo.verificationsOf(platform.id, customerId).some((v) => (JSON.parse(v.errors) as VerificationError[]).some((e) => TERMINAL_TYPES.has(e.type)));
-    if (decision === 'APPROVED' && (customer.kycStatus === 'REJECTED' || terminal)) {
+    if (decision === 'APPROVED' && terminal) {
       throw refuse(`its ${what} was REJECTED with a terminal outcome (APPLICANT_REJECTED), which no later decision clears.`);
     }
     const open = latest && OPEN_STATUSES.has(latest.verification_status) ? latest : undefined;

@@ -12,21 +12,24 @@ import {
   sandboxSendRequest,
 } from './schemas.js';
 import { decideTransaction } from '../transactions/index.js';
+import { walletSignatureOf } from '../wallet-auth/index.js';
 import { cancelTransaction, confirmReceipt, createQuote, executeQuote, getQuote, sandboxSend } from './service.js';
 
 /** Cross-currency transfers (quotes), their execution, sandbox real-time funding and the transaction actions. */
 export const handlers: OperationHandlers = {
   createQuote: async (c) => {
     const request = await jsonBody(c, quoteRequest);
-    return idempotent(c, 'createQuote', request, () => createQuote(c.get('ctx'), c.get('platform'), request, c.req.header('Service-Wallet-Signature')));
+    const walletSignature = walletSignatureOf(c);
+    return idempotent(c, 'createQuote', request, () => createQuote(c.get('ctx'), c.get('platform'), request, walletSignature));
   },
   getQuoteById: (c) => c.json(getQuote(c.get('ctx'), c.get('platform').id, c.req.param('quoteId')!)),
   executeQuote: async (c) => {
     const request = await jsonBody(c, executeQuoteRequest, { optional: true });
     const quoteId = c.req.param('quoteId')!;
+    const walletSignature = walletSignatureOf(c);
     return idempotent(c, 'executeQuote', { quoteId, ...request }, () => ({
       status: 200,
-      body: executeQuote(c.get('ctx'), c.get('platform'), quoteId, { scaFactor: request.scaFactor, walletSignature: c.req.header('Service-Wallet-Signature') }),
+      body: executeQuote(c.get('ctx'), c.get('platform'), quoteId, { scaFactor: request.scaFactor, walletSignature }),
     }));
   },
   sandboxSend: async (c) => {

@@ -434,7 +434,7 @@ export interface ExecuteOptions {
   scaFactor?: QuoteScaRequest['preferredFactor'];
   /** Executed by `immediatelyExecute` at creation: SCA is checked at authorization instead of needing a live session. */
   immediately?: boolean;
-  /** The `Service-Wallet-Signature` header, for an embedded-wallet source. */
+  /** The wallet stamp (`Service-Wallet-Signature` or `Grid-Wallet-Signature`), for an embedded-wallet source. */
   walletSignature?: string;
 }
 

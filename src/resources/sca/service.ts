@@ -162,6 +162,15 @@ export function startEnrollment(ctx: SandboxContext, platform: Platform, custome
 }
 
 /** A `400 INVALID_INPUT` for a rejected proof: `details.reason` names the failed check. */
+/**
+ * Whether `code` is the TOTP code of `secret` now. The authenticator app computes it from its own
+ * clock: real time, or the sandbox clock once a test moved it, so either holds (one step of drift
+ * either side of each).
+ */
+function totpHolds(ctx: SandboxContext, secret: string, code: string): boolean {
+  return ctx.clock.clientTimes().some((at) => verifyTotp(secret, code, at));
+}
+
 function proofError(reason: string, message: string, field: string, extra: Record<string, unknown> = {}): ApiError {
   return new ApiError(400, ErrorCode.INVALID_INPUT, message, { reason, ...extra, errors: [{ field, constraint: { rule: reason }, message }] });
 }
@@ -215,7 +224,7 @@ export async function confirmEnrollment(ctx: SandboxContext, platform: Platform,
     if (row.status === 'ACTIVE') throw proofError('ENROLLMENT_ALREADY_CONFIRMED', 'This TOTP enrollment was already confirmed; its recovery codes were shown then.', 'secret');
     if (row.expires_at !== null && now >= row.expires_at) throw proofError('ENROLLMENT_EXPIRED', `This TOTP enrollment expired at ${iso(row.expires_at)}; start a new one.`, 'secret');
     // sandbox-rules.md: `123456` is accepted besides the real code of the secret.
-    if (request.code !== SCA_SANDBOX_CODE && !verifyTotp(row.secret!, request.code, now)) {
+    if (request.code !== SCA_SANDBOX_CODE && !totpHolds(ctx, row.secret!, request.code)) {
       throw proofError('INVALID_CODE', 'The code does not match the authenticator (sandbox: 123456 or the current TOTP code).', 'code');
     }
     const codes = recoveryCodes(ctx);
@@ -447,7 +456,7 @@ async function verifyProof(ctx: SandboxContext, customer: CustomerRecord, row: C
     return proofError('FACTOR_NOT_AVAILABLE', `Challenge ${row.id} can only be answered with a passkey assertion.`, 'code');
   }
   const totp = available.includes('TOTP') ? activeFactors(ctx, customer).find((f) => f.factor === 'TOTP') : undefined;
-  if (totp && verifyTotp(totp.secret!, proof.code, ctx.clock.now())) return { factor: 'TOTP' };
+  if (totp && totpHolds(ctx, totp.secret!, proof.code)) return { factor: 'TOTP' };
   // sandbox-rules.md "Codes and literals": `123456` answers every SMS/TOTP challenge.
   if (proof.code === SCA_SANDBOX_CODE) return { factor: row.factor === 'PASSKEY' ? (available.find((f) => f !== 'PASSKEY') ?? 'SMS_OTP') : (row.factor as ScaFactor) };
   return proofError('INVALID_CODE', 'The code is not correct (sandbox: 123456).', 'code');

@@ -7,8 +7,8 @@ import { removePlatformWalletAuth, walletFundsCard } from './service.js';
 // A card funded by an embedded wallet spends from it only through an ACTIVE delegated key.
 registerFundingSourceGuard(walletFundsCard);
 
-export { authorizeWalletPayment, guardCustomerContactChange, walletAccount, walletPaymentInstructions } from './service.js';
-export { checkStamp, issueSignedRequest, pendingRequest, signedHeadersOf, signedStep, WalletSignatureCode } from './signed-retry.js';
+export { authorizeWalletPayment, enclaveInfo, guardCustomerContactChange, walletAccount, walletPaymentInstructions } from './service.js';
+export { checkStamp, issueSignedRequest, pendingRequest, signedHeadersOf, signedStep, WALLET_SIGNATURE_HEADERS, walletSignatureOf, WalletSignatureCode } from './signed-retry.js';
 export type { SignedChallenge, SignedHeaders, SignedOperation, SignedStep } from './signed-retry.js';
 
 /**

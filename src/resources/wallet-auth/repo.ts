@@ -1,7 +1,7 @@
 import type { Db, Migration } from '../../store/db.js';
 
 /**
- * Embedded-wallet authentication: the per-platform sandbox enclave keys, credentials, sessions,
+ * Embedded-wallet authentication: the per-platform sandbox enclaves (OTP target keys), credentials, sessions,
  * pending signed requests, delegated keys and the per-wallet settings.
  */
 export const walletAuthMigrations: Migration[] = [
@@ -90,13 +90,18 @@ export const walletAuthMigrations: Migration[] = [
   },
 ];
 
-/** A sandbox enclave of one platform: the bundle signer and the OTP encryption target. */
+/** A sandbox enclave of one platform: its organization id and the OTP encryption target. */
 export interface EnclaveRow {
   platform_id: string;
   organization_id: string;
+  /**
+   * Retired (empty in rows made since): bundles are signed by the published sandbox enclave key
+   * (walletRules.enclaveSigningSecret), not a per-platform one. The column stays so snapshots of
+   * older sandboxes import.
+   */
   signer_secret: string;
   target_secret: string;
-  /** The signed otpEncryptionTargetBundle (the target key does not change, so it is signed once). */
+  /** Retired like `signer_secret`: the OTP target bundle is signed when served. */
   otp_bundle: string;
   created_at: string;
 }

@@ -31,20 +31,19 @@ const b64url = (text: string) => Buffer.from(text, 'utf8').toString('base64url')
 
 // ---------------------------------------------------------------- enclave and wallets
 
-/** The platform's sandbox enclave (bundle signer and OTP target keys), created on first use. */
+/** The platform's sandbox enclave (organization id and OTP target key), created on first use. */
 export function enclaveOf(ctx: SandboxContext, platform: Platform): EnclaveRow {
   const repo = repoOf(ctx);
   let enclave = repo.enclave(platform.id);
   if (!enclave) {
     const organizationId = `org_${createHash('sha256').update(platform.id).digest('hex').slice(0, 24)}`;
-    const signer = generateKeyPair().secretKey;
-    const target = generateKeyPair().secretKey;
     enclave = {
       platform_id: platform.id,
       organization_id: organizationId,
-      signer_secret: toHex(signer),
-      target_secret: toHex(target),
-      otp_bundle: signBundle({ organizationId, targetPublic: toHex(publicKeyOf(target, false)) }, signer),
+      // Retired columns: every platform's bundles are signed by the published sandbox enclave key.
+      signer_secret: '',
+      target_secret: toHex(generateKeyPair().secretKey),
+      otp_bundle: '',
       created_at: ctx.clock.iso(),
     };
     ctx.tx(() => repo.insertEnclave(enclave!));
@@ -52,8 +51,33 @@ export function enclaveOf(ctx: SandboxContext, platform: Platform): EnclaveRow {
   return enclave;
 }
 
-/** The signed `otpEncryptionTargetBundle` of a platform (data: `targetPublic`, `organizationId`). */
-const otpTargetBundle = (enclave: EnclaveRow): string => enclave.otp_bundle;
+/**
+ * What a client pins to verify the platform's enclave bundles (`GET /_sandbox/enclave`): the
+ * sandbox enclave's public key, which is every bundle's `enclaveQuorumPublic`, and the
+ * platform's `organizationId`, which every bundle's signed data names.
+ */
+export function enclaveInfo(ctx: SandboxContext, platform: Platform): { enclaveQuorumPublic: string; organizationId: string } {
+  return { enclaveQuorumPublic: walletRules.enclaveQuorumPublic, organizationId: enclaveOf(ctx, platform).organization_id };
+}
+
+/** The sandbox enclave signing key (walletRules.enclaveSigningSecret, published), as a scalar and a node:crypto key. */
+const enclaveSecret = fromHex(walletRules.enclaveSigningSecret);
+let enclaveKeyObject: KeyObject | undefined;
+const enclaveKey = (): KeyObject => (enclaveKeyObject ??= privateKeyObject(enclaveSecret));
+
+/** Signs an enclave bundle's `data` with the sandbox enclave key (`enclaveQuorumPublic` is its public key). */
+const signEnclaveBundle = (data: Record<string, unknown>): string => signBundle(data, enclaveSecret);
+
+const otpBundles = new BoundedCache<string>(256);
+/**
+ * The signed `otpEncryptionTargetBundle` of a platform (data: `organizationId`, `targetPublic`).
+ * Signing is deterministic (RFC 6979), so the bundle is the same on every call; cached, as
+ * signing in JS costs more than a lookup.
+ */
+const otpTargetBundle = (enclave: EnclaveRow): string =>
+  otpBundles.get(`${enclave.organization_id}:${enclave.target_secret}`, () =>
+    signEnclaveBundle({ organizationId: enclave.organization_id, targetPublic: toHex(publicKeyOf(fromHex(enclave.target_secret), false)) }),
+  );
 
 /** The embedded-wallet account `accountId` of the platform, bootstrapped; 404 when absent, 400 when not a wallet. */
 export function walletAccount(ctx: SandboxContext, platform: Platform, accountId: string): InternalAccountRow {
@@ -226,7 +250,8 @@ export function presentSession(row: SessionRow, credential: CredentialRow | unde
 }
 
 const oidcOptions = (ctx: SandboxContext): OidcCheckOptions => ({
-  nowMs: ctx.clock.now(),
+  // The identity provider minted iat/exp on its own clock: real time or the sandbox clock may hold.
+  nowMs: ctx.clock.clientTimes(),
   supportedIssuers: new Set(Object.keys(supportedOidcIssuers)),
   maxAgeSeconds: OIDC_MAX_AGE_SECONDS,
   skewSeconds: OIDC_IAT_SKEW_SECONDS,
@@ -267,14 +292,10 @@ async function openOtpBundle(enclave: EnclaveRow, text: string): Promise<{ otpCo
   return { otpCode: attempt.otp_code, publicKey: attempt.public_key };
 }
 
-const enclaveKeys = new BoundedCache<KeyObject>(256);
-/** The enclave signer as a node:crypto key (cached: importing it costs more than signing). */
-const enclaveKey = (enclave: EnclaveRow): KeyObject => enclaveKeys.get(enclave.signer_secret, () => privateKeyObject(fromHex(enclave.signer_secret)));
-
-/** A compact ES256 JWT signed by the enclave: the `verificationToken` bound to the client's key. */
-function verificationToken(enclave: EnclaveRow, claims: Record<string, unknown>): string {
+/** A compact ES256 JWT signed by the sandbox enclave key: the `verificationToken` bound to the client's key. */
+function verificationToken(claims: Record<string, unknown>): string {
   const signingInput = `${b64url(JSON.stringify({ alg: 'ES256', kid: 'sandbox-enclave', typ: 'JWT' }))}.${b64url(JSON.stringify(claims))}`;
-  const signature = sign('sha256', Buffer.from(signingInput), { key: enclaveKey(enclave), dsaEncoding: 'ieee-p1363' });
+  const signature = sign('sha256', Buffer.from(signingInput), { key: enclaveKey(), dsaEncoding: 'ieee-p1363' });
   return `${signingInput}.${signature.toString('base64url')}`;
 }
 
@@ -303,7 +324,7 @@ export async function verifyCredential(ctx: SandboxContext, platform: Platform, 
     const signer = toHex(tek.compressed);
     return ctx.tx(() => {
       const now = Math.floor(ctx.clock.now() / 1000);
-      const token = verificationToken(enclave, { id: ctx.ids.uuid(), sub: credential.id, public_key: signer, iat: now, exp: now + walletRules.pendingRequestSeconds });
+      const token = verificationToken({ id: ctx.ids.uuid(), sub: credential.id, public_key: signer, iat: now, exp: now + walletRules.pendingRequestSeconds });
       repoOf(ctx).setOtp(credential.id, null, ctx.clock.iso());
       const { challenge } = issueSignedRequest(ctx, platform, { ...op, payload: token, signer });
       return { status: 202, body: { type: credential.type, ...challenge } };
@@ -610,9 +631,10 @@ export async function exportInternalAccount(ctx: SandboxContext, platform: Platf
   if (step.leg === 'challenge') return { status: 202, body: step.challenge };
   const mnemonic = entropyToMnemonic(fromHex(repoOf(ctx).settings(id)!.seed), english);
   const sealed = await hpkeSeal(key.bytes, new TextEncoder().encode(mnemonic));
-  const data = JSON.stringify({ encappedPublic: toHex(sealed.encappedPublic), ciphertext: toHex(sealed.ciphertext), organizationId: enclave.organization_id });
-  // openapi: in sandbox, dataSignature and enclaveQuorumPublic are empty strings.
-  const bundle = JSON.stringify({ version: 'v1.0.0', data: Buffer.from(data, 'utf8').toString('hex'), dataSignature: '', enclaveQuorumPublic: '' });
+  // Deliberate difference from the contract's note that sandbox bundles carry empty dataSignature
+  // and enclaveQuorumPublic (issue 24): signed by the published sandbox enclave key, so a client
+  // verifies it unchanged (decryptExportBundle with that key as the signer override).
+  const bundle = signEnclaveBundle({ encappedPublic: toHex(sealed.encappedPublic), ciphertext: toHex(sealed.ciphertext), organizationId: enclave.organization_id });
   return { status: 200, body: { id, encryptedWalletCredentials: bundle } };
 }
 

@@ -1,4 +1,4 @@
-import { ApiError } from '../../core/errors.js';
+import { ApiError, ErrorCode } from '../../core/errors.js';
 import type { SandboxContext } from '../../context.js';
 import { parseStamp, StampError, verifyStamp } from '../../crypto/stamp.js';
 import { walletRules } from '../../sandbox/wallet-rules.js';
@@ -35,9 +35,30 @@ export interface SignedHeaders {
   requestId?: string | undefined;
 }
 
-/** Reads `Service-Wallet-Signature` and `Request-Id`. */
+/**
+ * The names the wallet stamp may come under, accepted alike: the contract's and the one the
+ * production service's own clients send.
+ */
+export const WALLET_SIGNATURE_HEADERS = ['Service-Wallet-Signature', 'Grid-Wallet-Signature'] as const;
+
+/**
+ * The wallet stamp of a request, from either header name. Both present with different values
+ * is a 400 naming both (which one to check would be a guess).
+ */
+export function walletSignatureOf(c: AppContext): string | undefined {
+  const [service, grid] = WALLET_SIGNATURE_HEADERS.map((name) => c.req.header(name));
+  if (service !== undefined && grid !== undefined && service !== grid) {
+    const message = 'Send the wallet stamp under one header: Service-Wallet-Signature and Grid-Wallet-Signature carry different values.';
+    throw new ApiError(400, ErrorCode.INVALID_INPUT, message, {
+      errors: WALLET_SIGNATURE_HEADERS.map((field) => ({ field, constraint: { equalTo: WALLET_SIGNATURE_HEADERS.find((other) => other !== field) }, message: 'Send one of the two headers, or the same stamp in both.' })),
+    });
+  }
+  return service ?? grid;
+}
+
+/** Reads the wallet stamp (`Service-Wallet-Signature` or `Grid-Wallet-Signature`) and `Request-Id`. */
 export const signedHeadersOf = (c: AppContext): SignedHeaders => ({
-  signature: c.req.header('Service-Wallet-Signature'),
+  signature: walletSignatureOf(c),
   requestId: c.req.header('Request-Id'),
 });
 
@@ -131,7 +152,7 @@ export function checkStamp(
   payload: string,
   who: { accountId: string; signer?: string | null; excludeCredentialId?: string | null },
 ): SessionRow | undefined {
-  if (header === undefined || header === '') throw unauthorized(WalletSignatureCode.MISSING, 'The Service-Wallet-Signature header is required');
+  if (header === undefined || header === '') throw unauthorized(WalletSignatureCode.MISSING, 'The Service-Wallet-Signature (or Grid-Wallet-Signature) header is required');
   // sandbox-rules.md: the deprecated literal is accepted without a cryptographic check.
   if (header === walletRules.legacySignature) return undefined;
   let stamp;

@@ -1,11 +1,11 @@
 import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { SandboxContext } from '../../context.js';
-import { envelopeOf, SIGNATURE_HEADER, webhookDelivery, webhookPublicKey, type DeliveryActivity, type OutboxEvent } from '../../events/index.js';
+import { envelopeOf, SIGNATURE_HEADER, SIGNATURE_HEADERS, webhookDelivery, webhookPublicKey, type DeliveryActivity, type OutboxEvent } from '../../events/index.js';
 import type { AppEnv } from '../../server/env.js';
 import { jsonBody, queryOf } from '../../server/validate.js';
 import type { OperationHandlers } from '../area.js';
-import { deliveriesQuery, triggerBody } from './schemas.js';
+import { deliveriesQuery, eventStreamQuery, forwardedBody, triggerBody } from './schemas.js';
 import { webhooksService } from './service.js';
 
 /** Contract operations of the webhooks area. */
@@ -30,6 +30,8 @@ export function webhookControlRoutes(ctx: SandboxContext): Hono<AppEnv> {
   app.get('/deliveries/:eventId', (c) => c.json(service.get(c.get('platform'), c.req.param('eventId'))));
 
   app.post('/deliveries/:eventId/replay', async (c) => c.json(await service.replay(c.get('platform'), c.req.param('eventId'))));
+
+  app.post('/deliveries/:eventId/forwarded', async (c) => c.json(service.recordForward(c.get('platform'), c.req.param('eventId'), await jsonBody(c, forwardedBody))));
 
   app.post('/trigger', async (c) => c.json(await service.trigger(c.get('platform'), await jsonBody(c, triggerBody)), 201));
 
@@ -59,24 +61,30 @@ export function webhookControlRoutes(ctx: SandboxContext): Hono<AppEnv> {
   });
 
   // Server-sent events for `webhooks listen`: every event of this platform as it is recorded,
-  // with the exact delivered body and its signature (so a listener can forward it signed).
+  // with the exact delivered body and its signature (so a listener can forward it signed, under
+  // every header name a delivery uses).
   // `?after=<seq>` (or Last-Event-ID) resumes after a reconnect; a seq beyond this database's
-  // newest (a fresh in-memory sandbox) starts from now.
+  // newest (a fresh in-memory sandbox) starts from now. `?forwardTo=<url>` opens a listen session
+  // (its id in the ready message) for as long as the stream lasts: it reports each forward to
+  // `POST /deliveries/{eventId}/forwarded`, recorded as an attempt of the event.
   app.get('/events/stream', (c) => {
     const platformId = c.get('platform').id;
     const worker = webhookDelivery(ctx);
+    const { forwardTo } = queryOf(c, eventStreamQuery);
     const latest = ctx.outbox.latestSeq(platformId);
     const asked = Number(c.req.query('after') ?? c.req.header('Last-Event-ID') ?? latest);
     let after = Number.isSafeInteger(asked) && asked >= 0 && asked <= latest ? asked : latest;
+    const session = forwardTo === undefined ? undefined : worker.openListenSession(platformId, forwardTo);
     return streamSSE(c, async (stream) => {
       const send = (event: OutboxEvent) => {
         if (event.seq <= after) return;
         after = event.seq;
+        session?.pending.add(event.id);
         const body = envelopeOf({ id: event.id, type: event.type, created_at: event.createdAt, data: JSON.stringify(event.data) });
         void stream.writeSSE({
           event: 'webhook',
           id: String(event.seq),
-          data: JSON.stringify({ seq: event.seq, id: event.id, type: event.type, resourceId: event.resourceId, timestamp: event.createdAt, body, signatureHeader: SIGNATURE_HEADER, signature: worker.signer.header(body) }),
+          data: JSON.stringify({ seq: event.seq, id: event.id, type: event.type, resourceId: event.resourceId, timestamp: event.createdAt, body, signatureHeader: SIGNATURE_HEADER, signatureHeaders: SIGNATURE_HEADERS, signature: worker.signer.header(body) }),
         });
       };
       await new Promise<void>((resolve) => {
@@ -88,11 +96,12 @@ export function webhookControlRoutes(ctx: SandboxContext): Hono<AppEnv> {
           clearInterval(keepAlive);
           unsubscribe();
           worker.events.off('stop', done);
+          if (session) worker.closeListenSession(session.id);
           resolve();
         };
         worker.events.once('stop', done);
         stream.onAbort(done);
-        void stream.writeSSE({ event: 'ready', data: JSON.stringify({ platformId, after }) });
+        void stream.writeSSE({ event: 'ready', data: JSON.stringify({ platformId, after, ...(session ? { listenSession: session.id, forwardTo: session.url } : {}) }) });
         for (let batch = ctx.outbox.list(platformId, after, 500); batch.length > 0; batch = ctx.outbox.list(platformId, after, 500)) batch.forEach(send);
       });
     });

@@ -19,5 +19,23 @@ export const triggerBody = z.object({
   resourceId: z.string().min(1).max(255).optional(),
 });
 
+/** Query of `GET /_sandbox/webhooks/events/stream` (`webhooks listen`). */
+export const eventStreamQuery = z.object({
+  after: z.string().optional(),
+  forwardTo: z.url({ protocol: /^https?$/, error: 'an http or https URL such as http://127.0.0.1:3000/webhooks' }).max(2048).optional(),
+});
+
+/** Body of `POST /_sandbox/webhooks/deliveries/{eventId}/forwarded`: what a listen session's forward got. */
+export const forwardedBody = z
+  .object({
+    listenSession: z.string().min(1).max(255),
+    responseStatus: z.number().int().min(100).max(599).nullable(),
+    error: z.string().max(500).nullable().default(null),
+    latencyMs: z.number().min(0).max(3_600_000),
+    responseExcerpt: z.string().max(2000).nullable().default(null),
+  })
+  .refine((body) => body.responseStatus !== null || body.error !== null, { message: 'give the responseStatus, or the error when no answer came', path: ['responseStatus'] });
+
 export type DeliveriesQuery = z.infer<typeof deliveriesQuery>;
+export type ForwardedBody = z.infer<typeof forwardedBody>;
 export type TriggerBody = z.infer<typeof triggerBody>;

@@ -11,7 +11,7 @@ import {
   type OutboxEvent,
 } from '../../events/index.js';
 import type { Platform } from '../platform/index.js';
-import type { DeliveriesQuery, TriggerBody } from './schemas.js';
+import type { DeliveriesQuery, ForwardedBody, TriggerBody } from './schemas.js';
 
 /**
  * Event types the sandbox sends from their flows only (the event carries state a trigger could
@@ -40,6 +40,8 @@ export const WebhookErrorCode = {
 /** One logged attempt, as the control plane shows it. */
 export type AttemptView = Pick<AttemptResult, 'attempt' | 'attemptedAt' | 'url' | 'outcome' | 'responseStatus' | 'error' | 'latencyMs'> & {
   responseExcerpt: string | null;
+  /** The `webhooks listen --forward-to` session that forwarded it to `url`; null for a delivery to the platform's endpoint. */
+  listenSession: string | null;
 };
 
 /** An event with its delivery state and attempts, as the control plane shows it. */
@@ -64,6 +66,7 @@ const presentAttempt = (row: AttemptRow): AttemptView => ({
   error: row.error,
   latencyMs: row.latency_ms,
   responseExcerpt: row.response_excerpt,
+  listenSession: row.listen_session ?? null,
 });
 
 const endpointNotSet = () =>
@@ -136,6 +139,21 @@ export class WebhooksService {
     }
     const attempt = await this.worker.deliverNow(eventId, { retry: true });
     if (!attempt) throw endpointNotSet();
+    return { delivery: this.get(platform, eventId), attempt };
+  }
+
+  /**
+   * `POST /_sandbox/webhooks/deliveries/{eventId}/forwarded`: a `webhooks listen --forward-to`
+   * session reports what its forward of an event got; recorded as an attempt of the event.
+   */
+  recordForward(platform: Platform, eventId: string, body: ForwardedBody): { delivery: DeliveryView; attempt: AttemptResult } {
+    this.rowOf(platform, eventId);
+    const session = this.worker.listenSession(platform.id, body.listenSession);
+    if (!session) {
+      throw new ApiError(409, ErrorCode.CONFLICT, `Listen session ${body.listenSession} is not open on this platform (it ends when its event stream does); reconnect \`webhooks listen --forward-to\`.`);
+    }
+    const attempt = this.worker.recordForward(session, eventId, body);
+    if (!attempt) throw notFound(ErrorCode.NOT_FOUND, `No event ${eventId} on this platform.`);
     return { delivery: this.get(platform, eventId), attempt };
   }
 

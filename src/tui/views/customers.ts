@@ -1,4 +1,5 @@
 import { formatMoney, shortId, statusColor } from '../format.js';
+import { RequestError } from '../client.js';
 import { contractPage, fieldsOf, type ResourceView, type ViewAction } from './types.js';
 
 /** A customer as `GET /customers` returns it (the fields the view reads). */
@@ -27,8 +28,15 @@ const decide = (key: string, label: string, decision: 'APPROVED' | 'REJECTED' | 
   key,
   label,
   run: async (client, row) => {
-    const body = await client.control<{ customer: CustomerRow }>('POST', `/customers/${encodeURIComponent(row.id)}/kyc-decision`, { decision });
-    return `${shortId(row.id)} is now ${statusOf(body.customer)}`;
+    try {
+      const body = await client.control<{ customer: CustomerRow }>('POST', `/customers/${encodeURIComponent(row.id)}/kyc-decision`, { decision });
+      return `${shortId(row.id)} is now ${statusOf(body.customer)}`;
+    } catch (error) {
+      // A decision is final: say so in the few words the status line has room for.
+      const already = error instanceof RequestError && error.status === 409 ? /is already (APPROVED|REJECTED)/.exec(error.message)?.[1] : undefined;
+      if (already) throw new Error(`409: ${shortId(row.id)} is already ${already}; a decision is final`);
+      throw error;
+    }
   },
 });
 

@@ -11,7 +11,7 @@ export interface DeliveryRow {
   status: string;
   nextAttemptAt: string | null;
   deliveredAt: string | null;
-  attempts: { attempt: number; attemptedAt: string; url: string; outcome: string; responseStatus: number | null; error: string | null; latencyMs: number; responseExcerpt: string | null }[];
+  attempts: { attempt: number; attemptedAt: string; url: string; outcome: string; responseStatus: number | null; error: string | null; latencyMs: number; responseExcerpt: string | null; listenSession?: string | null }[];
 }
 
 const lastAnswer = (d: DeliveryRow) => {
@@ -48,9 +48,9 @@ export const webhooksView: ResourceView<DeliveryRow> = {
       { title: 'Delivery', lines: [`${'event'.padEnd(14)} ${d.id}`, `${'status'.padEnd(14)} ${d.status}`, `${'resource'.padEnd(14)} ${d.resourceId ?? '-'}`, `${'next attempt'.padEnd(14)} ${d.nextAttemptAt ?? '-'}`, `${'delivered at'.padEnd(14)} ${d.deliveredAt ?? '-'}`] },
       {
         title: `Attempts (${d.attempts.length})`,
-        lines: d.attempts.map((a) => `#${a.attempt} ${shortTime(a.attemptedAt)} ${a.url} -> ${a.responseStatus ?? a.error ?? '?'} in ${Math.round(a.latencyMs)} ms${a.responseExcerpt ? `  ${JSON.stringify(a.responseExcerpt.slice(0, 60))}` : ''}`),
+        lines: d.attempts.map((a) => `#${a.attempt} ${shortTime(a.attemptedAt)} ${a.listenSession ? `listen ${shortId(a.listenSession)} ` : ''}${a.url} -> ${a.responseStatus ?? a.error ?? '?'} in ${Math.round(a.latencyMs)} ms${a.responseExcerpt ? `  ${JSON.stringify(a.responseExcerpt.slice(0, 60))}` : ''}`),
       },
-      { title: 'Signed body (X-Service-Signature covers these bytes, compact)', lines: body.split('\n') },
+      { title: 'Signed body (the bytes X-Service-Signature and X-Grid-Signature sign)', lines: body.split('\n') },
     ];
   },
   actions: [
