@@ -145,9 +145,10 @@ export function queryOf<S extends z.ZodType>(c: AppContext, schema: S): z.infer<
     }
     data = parseWith(schema, flat, 'query string');
   }
-  // A cursor this sandbox did not issue points past every item: an empty page, not a 400.
+  // A cursor this sandbox did not issue points past every item: an empty page, not a 400 (an
+  // operation that declares a 404 answers that itself, as GET /stablecoins/{id}/operations does).
   const cursor = (data as { cursor?: unknown } | null)?.cursor;
-  if (typeof cursor === 'string' && cursor !== '' && !isIssuedCursor(cursor)) {
+  if (typeof cursor === 'string' && cursor !== '' && !op.statuses.includes(404) && !isIssuedCursor(cursor)) {
     sandboxWarning(`Query parameter cursor is not one this sandbox issued: the page after it is empty (${op.operationId} declares no 400)`);
     (data as { cursor?: string }).cursor = CURSOR_PAST_THE_END;
   }
