@@ -243,6 +243,14 @@ describe('hostile JSON bodies against every JSON write operation', () => {
     expect((await api.get('/config')).body.umaDomain).not.toMatch(/^[ab]\.example\.com$/);
   });
 
+  it('snapshot and fixture documents (the control plane) are read within the same depth limit', async () => {
+    for (const path of ['/_sandbox/fixtures', '/_sandbox/snapshot']) {
+      const res = await api.post(path, undefined, { rawBody: shapes['nesting 10,000 deep'], headers: { 'Content-Type': 'application/json' } });
+      expect(res.status, path).toBe(400);
+      expect(res.body.details.errors[0].constraint, path).toEqual({ maxDepth: MAX_JSON_DEPTH });
+    }
+  });
+
   it('unknown fields: the header names the first 20 and counts the rest (never over 4 kB); past the bound the request is refused', async () => {
     const before = (await api.get('/config')).body;
     const thousand = await api.patch('/config', undefined, { rawBody: manyKeys(MAX_UNKNOWN_FIELDS), headers: { 'Content-Type': 'application/json' } });
