@@ -1,6 +1,7 @@
 // API-token authentication at 10 connections with a file database: GET /config with a token's
-// credentials (uncached lookup by client id, SHA-256 and constant-time compare, permission check
-// on every request, so a deleted token fails at once) next to the platform's own credentials.
+// credentials (uncached lookup by client id on every request, so a deleted token fails at once;
+// the secret checked with scrypt the first time, then against the in-memory record of verified
+// credentials, a SHA-256 and a map look-up; permission check) next to the platform's own credentials.
 import { api } from '../run.mjs';
 
 export async function run({ baseUrl, load }) {

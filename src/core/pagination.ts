@@ -30,17 +30,28 @@ export function encodeCursor(key: string): string {
   return Buffer.from(JSON.stringify({ k: key }), 'utf8').toString('base64url');
 }
 
+/** The key a cursor made by `encodeCursor` holds, or undefined for any other string. */
+function keyOfCursor(cursor: string): string | undefined {
+  try {
+    const parsed: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (parsed && typeof parsed === 'object' && typeof (parsed as { k?: unknown }).k === 'string') return (parsed as { k: string }).k;
+  } catch {
+    // not one of ours
+  }
+  return undefined;
+}
+
+/** Whether a cursor is one `encodeCursor` made. */
+export const isIssuedCursor = (cursor: string): boolean => keyOfCursor(cursor) !== undefined;
+
+/** A cursor past every item (sort keys are ASCII ids): the page after it is empty. */
+export const CURSOR_PAST_THE_END = encodeCursor('\uffff');
+
 /** Decodes a cursor made by `encodeCursor`; anything else is `400 INVALID_INPUT` on `cursor`. */
 export function decodeCursor(cursor: string | undefined): string | undefined {
   if (cursor === undefined) return undefined;
-  try {
-    const parsed: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (parsed && typeof parsed === 'object' && typeof (parsed as { k?: unknown }).k === 'string') {
-      return (parsed as { k: string }).k;
-    }
-  } catch {
-    // fall through to the error below
-  }
+  const key = keyOfCursor(cursor);
+  if (key !== undefined) return key;
   throw invalidInput('The cursor is not one this sandbox issued.', [
     { field: 'cursor', message: 'Pass the nextCursor of a previous page unchanged.' },
   ]);

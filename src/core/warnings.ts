@@ -1,51 +1,137 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { ApiError, ErrorCode } from './errors.js';
 
 /**
  * Sandbox warnings of the request being served: things the service accepts silently that a
- * developer most likely wants to know (an ignored unknown field, a wallet address whose
- * checksum fails). The server sends them in the `Service-Sandbox-Warning` header and the
- * request log; they never change the answer.
+ * developer most likely wants to know (an ignored unknown field or query parameter, a wallet
+ * address whose checksum fails). The server sends them in the `Service-Sandbox-Warning` header
+ * and the request log; they never change the answer.
  */
 export const WARNING_HEADER = 'Service-Sandbox-Warning';
 
-const current = new AsyncLocalStorage<string[]>();
+/**
+ * Most unknown fields one request body may carry; past it the request is refused (a body of
+ * mostly unknown fields is a mistake). Below the 500 values a JSON body may have at all.
+ */
+export const MAX_UNKNOWN_FIELDS = 200;
 
-/** Runs `fn` (the handling of one request) collecting its warnings. */
-export function collectingWarnings<T>(warnings: string[], fn: () => T): T {
+/** Warnings the header names one by one; the rest are counted. */
+export const MAX_WARNINGS_SHOWN = 20;
+
+/** Longest `Service-Sandbox-Warning` value, in bytes (every client reads a header this size). */
+export const MAX_WARNING_HEADER_BYTES = 4_096;
+
+/** Longest field name a warning quotes (longer ones are cut, with `...`). */
+const MAX_FIELD_NAME = 100;
+
+const current = new AsyncLocalStorage<Set<string>>();
+
+/** Runs `fn` (the handling of one request) collecting its warnings, each once, in order. */
+export function collectingWarnings<T>(warnings: Set<string>, fn: () => T): T {
   return current.run(warnings, fn);
 }
 
 /** Records a warning for the request being served (outside a request: dropped). Keep it ASCII, one line. */
 export function sandboxWarning(message: string): void {
-  const warnings = current.getStore();
-  if (warnings && !warnings.includes(message)) warnings.push(message);
+  current.getStore()?.add(message);
+}
+
+/**
+ * The `Service-Sandbox-Warning` value of a request's warnings: the first 20, then a count of the
+ * rest, as one line of visible ASCII of at most 4 kB (a warning that would pass it is counted
+ * with the rest instead).
+ */
+export function warningHeader(warnings: Iterable<string>): string {
+  const shown: string[] = [];
+  let bytes = 0;
+  let total = 0;
+  for (const warning of warnings) {
+    total += 1;
+    if (shown.length >= MAX_WARNINGS_SHOWN) continue;
+    const line = warning.replace(/[^\x20-\x7e]/g, '?');
+    // Room for "; " and the closing "; and N more warnings".
+    if (bytes + line.length + 2 > MAX_WARNING_HEADER_BYTES - 64) continue;
+    shown.push(line);
+    bytes += line.length + 2;
+  }
+  const rest = total - shown.length;
+  if (rest > 0) shown.push(`and ${rest} more warning${rest === 1 ? '' : 's'}`);
+  return shown.join('; ');
 }
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value) && Object.getPrototypeOf(value) === Object.prototype;
 
+const shortName = (path: string) => (path.length > MAX_FIELD_NAME ? `${path.slice(0, MAX_FIELD_NAME)}...` : path);
+
 /**
  * Dot paths of the keys a request had and its validated form dropped: the unknown fields the
- * service ignores (as the sandbox does) and a developer most likely misspelt.
+ * service ignores (as the sandbox does) and a developer most likely misspelt, in the order of
+ * the request. Walks both values side by side, depth first without recursion, in time linear in
+ * `input`; stops once it has `limit + 1` paths (enough to tell the request is past the limit).
  */
-export function ignoredFields(input: unknown, output: unknown, prefix = ''): string[] {
+export function ignoredFields(input: unknown, output: unknown, prefix = '', limit = MAX_UNKNOWN_FIELDS): string[] {
   const out: string[] = [];
-  if (isPlainObject(input) && isPlainObject(output)) {
-    for (const [key, value] of Object.entries(input)) {
-      const path = `${prefix}${key}`;
-      if (!(key in output)) {
-        if (value !== undefined) out.push(path);
-      } else {
-        out.push(...ignoredFields(value, output[key], `${path}.`));
-      }
+  /** Containers being walked: the members left to visit of each, outermost first. */
+  const stack: { members: Iterator<[string, unknown, unknown]>; at: string }[] = [];
+  const open = (from: unknown, to: unknown, at: string): void => {
+    if (isPlainObject(from) && isPlainObject(to)) {
+      stack.push({ members: objectMembers(from, to), at });
+    } else if (Array.isArray(from) && Array.isArray(to) && from.length === to.length) {
+      stack.push({ members: arrayMembers(from, to), at });
     }
-  } else if (Array.isArray(input) && Array.isArray(output) && input.length === output.length) {
-    input.forEach((item, i) => out.push(...ignoredFields(item, output[i], `${prefix}${i}.`)));
+  };
+  open(input, output, prefix);
+  while (stack.length > 0 && out.length <= limit) {
+    const frame = stack[stack.length - 1]!;
+    const next = frame.members.next();
+    if (next.done) {
+      stack.pop();
+      continue;
+    }
+    const [key, from, to] = next.value;
+    if (to === MISSING) {
+      if (from !== undefined) out.push(`${frame.at}${key}`);
+    } else if (typeof from === 'object' && from !== null) {
+      open(from, to, `${frame.at}${key}.`);
+    }
   }
   return out;
 }
 
-/** Warns about each field of `input` that its validated form `output` dropped (see `ignoredFields`). */
+/** The output side of a key the validated form dropped. */
+const MISSING = Symbol('missing');
+
+function* objectMembers(from: Record<string, unknown>, to: Record<string, unknown>): Iterator<[string, unknown, unknown]> {
+  for (const key of Object.keys(from)) yield [key, from[key], Object.hasOwn(to, key) ? to[key] : MISSING];
+}
+
+function* arrayMembers(from: unknown[], to: unknown[]): Iterator<[string, unknown, unknown]> {
+  for (let i = 0; i < from.length; i += 1) yield [String(i), from[i], to[i]];
+}
+
+/**
+ * Warns about each field of `input` that its validated form `output` dropped (see
+ * `ignoredFields`); more than `MAX_UNKNOWN_FIELDS` of them is `400 INVALID_INPUT` naming the
+ * bound (a body of mostly unknown fields is a mistake, and naming each would cost the server).
+ */
 export function warnIgnoredFields(input: unknown, output: unknown, prefix = ''): void {
-  for (const field of ignoredFields(input, output, prefix)) sandboxWarning(`Unknown field ${field} was ignored`);
+  const fields = ignoredFields(input, output, prefix);
+  if (fields.length > MAX_UNKNOWN_FIELDS) throw tooManyUnknown();
+  for (const field of fields) sandboxWarning(`Unknown field ${shortName(field)} was ignored`);
+}
+
+/**
+ * Warns about each query parameter of `given` the operation does not define. Never refused: a
+ * query string is bounded by the request line (Node reads at most 16 kB of headers), and the
+ * header names the first 20 anyway.
+ */
+export function warnUnknownParameters(given: Iterable<string>, known: ReadonlySet<string>): void {
+  for (const name of given) if (!known.has(name)) sandboxWarning(`Unknown query parameter ${shortName(name)} was ignored`);
+}
+
+function tooManyUnknown(): ApiError {
+  return new ApiError(400, ErrorCode.INVALID_INPUT, `The request body has more than ${MAX_UNKNOWN_FIELDS} unknown fields; the sandbox ignores at most ${MAX_UNKNOWN_FIELDS}.`, {
+    errors: [{ field: '(body)', constraint: { maxUnknownFields: MAX_UNKNOWN_FIELDS }, message: `Send at most ${MAX_UNKNOWN_FIELDS} fields the operation does not define.` }],
+  });
 }

@@ -186,7 +186,7 @@ export async function applyFixtures(
       if (platform.clientId !== undefined) {
         if (!platform.clientSecret) fail(where, 'clientSecret', 'required with clientId');
         const known = platformService(ctx).list().some((p) => p.clientId === platform.clientId);
-        if (known && !platformService(ctx).authenticate(platform.clientId, platform.clientSecret!)) {
+        if (known && !(await platformService(ctx).authenticate(platform.clientId, platform.clientSecret!))) {
           fail(where, 'clientSecret', `platform ${platform.clientId} exists with another secret`);
         }
         if (!known) {

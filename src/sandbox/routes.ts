@@ -95,7 +95,7 @@ export function controlPlane(ctx: SandboxContext, areas: readonly Area[]): Hono<
 
   app.post('/platforms', async (c) => {
     const body = await jsonBody(c, newPlatformBody);
-    const platform = platformService(ctx).create({
+    const platform = await platformService(ctx).create({
       clientId: body.clientId,
       clientSecret: body.clientSecret,
       regulated: body.regulated,

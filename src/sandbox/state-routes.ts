@@ -3,16 +3,20 @@ import type { SandboxContext } from '../context.js';
 import { ApiError, ErrorCode } from '../core/errors.js';
 import type { Area } from '../resources/area.js';
 import { parseBasic } from '../server/auth.js';
+import { DEFAULT_JSON_LIMITS, parseJsonBody } from '../server/json-guard.js';
 import type { AppEnv } from '../server/env.js';
 import { applyFixtures, FixtureError, type Dispatch } from './fixtures.js';
 import { checkSnapshot, exportSnapshot, importSnapshot } from './snapshot.js';
 
+/**
+ * A snapshot or fixture document: any size its body limit allows, but nested at most 64 levels
+ * (the fixture loader walks it recursively) and without a key twice in one object, as every JSON
+ * body of the sandbox (json-guard.ts).
+ */
 async function bodyJson(text: string): Promise<unknown> {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    throw new ApiError(400, ErrorCode.INVALID_INPUT, 'The request body is not valid JSON.');
-  }
+  const value = parseJsonBody(text, { ...DEFAULT_JSON_LIMITS, maxValues: Number.MAX_SAFE_INTEGER });
+  if (value === undefined) throw new ApiError(400, ErrorCode.INVALID_INPUT, 'The request body is not valid JSON.');
+  return value;
 }
 
 /**

@@ -2,7 +2,7 @@ import { Hono, type Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { HTTPException } from 'hono/http-exception';
 import { ApiError, ErrorCode, retryHint } from '../core/errors.js';
-import { collectingWarnings, WARNING_HEADER } from '../core/warnings.js';
+import { collectingWarnings, MAX_WARNINGS_SHOWN, WARNING_HEADER, warningHeader, warnUnknownParameters } from '../core/warnings.js';
 import type { SandboxContext } from '../context.js';
 import { CONTRACT_VERSION, operations, toHonoPath, type ContractOperation } from '../generated/operations.js';
 import type { Area } from '../resources/area.js';
@@ -12,6 +12,8 @@ import { authenticationFor } from './auth.js';
 import { bodyLimits } from './body-limits.js';
 import { faultGate } from './faults.js';
 import type { AppEnv, OperationHandler } from './env.js';
+import type { IncomingMessage } from 'node:http';
+import type { MiddlewareHandler } from 'hono';
 
 /** The API's base path; it is also served under any prefix that ends in it. */
 export const BASE_PATH = `/${CONTRACT_VERSION}`;
@@ -85,6 +87,38 @@ const notImplemented =
  */
 export const loggedPath = (path: string): string => path.replace(/(\/agents\/device-codes\/)[^/]+/, '$1[redacted]');
 
+/**
+ * Runs after an operation's authentication, before its handler: names the operation being served
+ * (`c.get('operation')`), warns about each query parameter its contract does not define
+ * (`?limt=5` is ignored, as the service ignores it, and the answer says so), then applies the
+ * body limit (which reads nothing).
+ */
+function operationGate(op: ContractOperation, limits: MiddlewareHandler<AppEnv>): MiddlewareHandler<AppEnv> {
+  const known = new Set(op.query ?? []);
+  return (c, next) => {
+    c.set('operation', op);
+    const url = c.req.url;
+    const start = url.indexOf('?');
+    if (start >= 0 && start < url.length - 1) {
+      const end = url.indexOf('#', start);
+      warnUnknownParameters(new Set(new URLSearchParams(url.slice(start + 1, end < 0 ? undefined : end)).keys()), known);
+    }
+    return limits(c, next);
+  };
+}
+
+/**
+ * Closes the connection after an answer given before the request's body arrived (a 401 to an
+ * unauthenticated upload, a 405, a 404): the rest of the body is then never read, instead of
+ * being drained before the connection could serve another request.
+ */
+function closeIfBodyUnread(c: Context<AppEnv>): void {
+  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  if (!incoming || incoming.complete || typeof incoming.headers !== 'object') return;
+  if (incoming.headers['content-length'] === undefined && incoming.headers['transfer-encoding'] === undefined) return;
+  c.res.headers.set('Connection', 'close');
+}
+
 /** Serializes an ApiError: the one place an error body is written. */
 function sendError(c: Context<AppEnv>, error: ApiError): Response {
   if (error.status === 401) c.header('WWW-Authenticate', `${c.get('authScheme') ?? 'Basic'} realm="service-sandbox"`);
@@ -110,8 +144,9 @@ export function createApp(ctx: SandboxContext, areas: readonly Area[]): Hono<App
     const requestId = ctx.ids.next('Request');
     c.set('requestId', requestId);
     c.set('ctx', ctx);
-    const warnings: string[] = [];
+    const warnings = new Set<string>();
     await collectingWarnings(warnings, next);
+    closeIfBodyUnread(c);
     const ms = performance.now() - started;
     c.res.headers.set('X-Request-Id', requestId);
     // The sandbox's own measure of the request (what a latency fault adds shows here).
@@ -125,14 +160,23 @@ export function createApp(ctx: SandboxContext, areas: readonly Area[]): Hono<App
       error: c.get('errorSummary'),
       fromCli: c.req.header('User-Agent') === 'service-sandbox-cli',
     });
-    if (warnings.length) {
-      // Header values are one line of visible ASCII.
-      c.res.headers.set(WARNING_HEADER, warnings.join('; ').replace(/[^\x20-\x7e]/g, '?'));
-      for (const warning of warnings) ctx.logger.warn(warning, { requestId });
+    if (warnings.size) {
+      c.res.headers.set(WARNING_HEADER, warningHeader(warnings));
+      let logged = 0;
+      for (const warning of warnings) {
+        if (logged === MAX_WARNINGS_SHOWN) {
+          ctx.logger.warn(`and ${warnings.size - logged} more warnings`, { requestId });
+          break;
+        }
+        ctx.logger.warn(warning, { requestId });
+        logged += 1;
+      }
     }
   });
 
-  app.use('*', bodyLimits(normalizePath));
+  // Contract operations bound their bodies after authentication (below); everything else here.
+  const limits = bodyLimits(normalizePath);
+  app.use('*', (c, next) => (c.req.path.startsWith(`${BASE_PATH}/`) ? next() : limits(c, next)));
 
   app.use('*', changeNotifier(ctx));
   app.route('/_sandbox', controlPlane(ctx, areas));
@@ -146,10 +190,15 @@ export function createApp(ctx: SandboxContext, areas: readonly Area[]): Hono<App
   for (const path of paths) {
     const ops = byPath.get(path)!;
     const honoPath = toHonoPath(path);
-    // Each operation authenticates as its contract `security` says (Basic, AgentAuth bearer, or none).
-    for (const op of ops) api.on(op.method, honoPath, authenticationFor(op), faultGate(op, BASE_PATH), handlers.get(op.operationId) ?? notImplemented(op));
+    // Each operation authenticates as its contract `security` says (Basic, AgentAuth bearer, or
+    // none), before anything looks at its body: an unauthenticated request is answered from its headers.
+    for (const op of ops) {
+      api.on(op.method, honoPath, authenticationFor(op), operationGate(op, limits), faultGate(op, BASE_PATH), handlers.get(op.operationId) ?? notImplemented(op));
+    }
     const allowed = ops.map((op) => op.method).join(', ');
-    api.all(honoPath, authenticationFor(ops[0]!), (c) => {
+    // A method the path does not have: 405 with `Allow`, whatever the credentials (which the
+    // path's operations may not even share: Basic or an agent's bearer token), body unread.
+    api.all(honoPath, (c) => {
       c.header('Allow', allowed);
       throw new ApiError(405, ErrorCode.METHOD_NOT_ALLOWED, `${c.req.method} is not allowed on ${path}; use ${allowed}.`);
     });

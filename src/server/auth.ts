@@ -3,7 +3,8 @@ import { ApiError, ErrorCode } from '../core/errors.js';
 import { platformService } from '../resources/platform/index.js';
 import { agentBearerAuth } from '../resources/agents/index.js';
 import type { ContractOperation } from '../generated/operations.js';
-import { authenticateApiToken } from '../resources/tokens/index.js';
+import { apiTokenExists, authenticateApiToken } from '../resources/tokens/index.js';
+import { DECOY_HASH, verifySecret } from '../crypto/secret-hash.js';
 import type { AppEnv } from './env.js';
 
 /** Parses `Authorization: Basic base64(clientId:clientSecret)`. */
@@ -27,16 +28,19 @@ export const basicAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
     throw new ApiError(401, ErrorCode.UNAUTHORIZED, 'Missing credentials: send HTTP Basic with your client id and client secret.');
   }
   const platforms = platformService(c.get('ctx'));
-  let platform = platforms.authenticate(credentials.clientId, credentials.clientSecret);
+  let platform = await platforms.authenticate(credentials.clientId, credentials.clientSecret);
   if (!platform) {
     // API tokens (`POST /tokens`) are further credentials of a platform, with their permissions enforced.
-    const token = authenticateApiToken(c.get('ctx'), credentials.clientId, credentials.clientSecret, { method: c.req.method, path: apiPathOf(c.req.path) }, (id) =>
+    const token = await authenticateApiToken(c.get('ctx'), credentials.clientId, credentials.clientSecret, { method: c.req.method, path: apiPathOf(c.req.path) }, (id) =>
       platforms.byId(id),
     );
     if (token) c.set('tokenPermissions', token.permissions);
     platform = token?.platform;
   }
   if (!platform) {
+    // An unknown client id costs a scrypt too, so the time of a 401 does not tell which ids exist.
+    const ctx = c.get('ctx');
+    if (!platforms.byClientId(credentials.clientId) && !apiTokenExists(ctx, credentials.clientId)) await verifySecret(credentials.clientSecret, DECOY_HASH);
     throw new ApiError(401, ErrorCode.UNAUTHORIZED, 'Invalid client id or client secret.');
   }
   c.set('platform', platform);

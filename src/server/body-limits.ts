@@ -1,6 +1,5 @@
 import type { IncomingMessage } from 'node:http';
 import type { MiddlewareHandler } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { ApiError, ErrorCode } from '../core/errors.js';
 import type { AppEnv } from './env.js';
 
@@ -79,11 +78,50 @@ function tooLarge(limit: Pick<BodyLimit, 'maxBytes' | 'status' | 'message' | 'fi
   return new ApiError(413, 'PAYLOAD_TOO_LARGE', limit.message, { maxBytes: limit.maxBytes });
 }
 
+/** The limit of the body of a request to `path` (after the base-path normalisation). */
+export function bodyLimitOf(path: string): Pick<BodyLimit, 'maxBytes' | 'status' | 'message' | 'field'> {
+  return (
+    BODY_LIMITS.find((l) => l.matches(path)) ?? {
+      maxBytes: DEFAULT_BODY_LIMIT,
+      status: path.startsWith('/2025-10-13/') ? 400 : 413,
+      message: `The request body is larger than ${DEFAULT_BODY_LIMIT} bytes.`,
+    }
+  );
+}
+
 /**
- * Bounds every request body before it is read: a declared `Content-Length` over the limit is
- * refused at once; a chunked body is counted as it streams and refused as soon as it passes the
- * limit (hono's bodyLimit), so memory stays flat whatever a client sends. Requests without a
- * body cost one header look-up.
+ * A chunked body, counted as whoever reads it pulls it in: the stream fails with the limit's
+ * error as soon as it passes `maxBytes`. Nothing is read here.
+ */
+function countedBody(source: ReadableStream<Uint8Array>, limit: Pick<BodyLimit, 'maxBytes' | 'status' | 'message' | 'field'>): ReadableStream<Uint8Array> {
+  const reader = source.getReader();
+  let size = 0;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { done, value } = await reader.read();
+      if (done) {
+        controller.close();
+        return;
+      }
+      size += value.byteLength;
+      if (size > limit.maxBytes) {
+        controller.error(tooLarge(limit));
+        reader.cancel().catch(() => undefined);
+        return;
+      }
+      controller.enqueue(value);
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
+}
+
+/**
+ * Bounds every request body without reading it: a declared `Content-Length` over the limit is
+ * refused at once; a chunked body is counted as it is read and refused as soon as it passes
+ * the limit, so memory stays flat whatever a client sends. Nothing here reads a body: a body is
+ * read only by the operation's handler, after the request's credentials were checked, so an
+ * unauthenticated upload is answered from its headers. Requests without a body cost one header
+ * look-up.
  */
 export function bodyLimits(pathOf: (path: string) => string): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
@@ -92,21 +130,13 @@ export function bodyLimits(pathOf: (path: string) => string): MiddlewareHandler<
     const length = header('content-length');
     const chunked = header('transfer-encoding') !== undefined;
     if (length === undefined && !chunked) return next();
-    const path = pathOf(c.req.path);
-    const limit = BODY_LIMITS.find((l) => l.matches(path)) ?? {
-      maxBytes: DEFAULT_BODY_LIMIT,
-      status: path.startsWith('/2025-10-13/') ? (400 as const) : (413 as const),
-      message: `The request body is larger than ${DEFAULT_BODY_LIMIT} bytes.`,
-    };
+    const limit = bodyLimitOf(pathOf(c.req.path));
     if (!chunked) {
       if (Number(length) > limit.maxBytes) throw tooLarge(limit);
       return next();
     }
-    return bodyLimit({
-      maxSize: limit.maxBytes,
-      onError: () => {
-        throw tooLarge(limit);
-      },
-    })(c, next);
+    const body = c.req.raw.body;
+    if (body) c.req.raw = new Request(c.req.raw, { body: countedBody(body, limit), duplex: 'half' } as RequestInit);
+    return next();
   };
 }

@@ -3,6 +3,7 @@ import type { SandboxContext } from '../context.js';
 import type { Platform } from '../resources/platform/index.js';
 import type { AgentPrincipal } from '../resources/agents/index.js';
 import type { Permission } from '../resources/tokens/schemas.js';
+import type { ContractOperation } from '../generated/operations.js';
 
 /** Hono environment of the sandbox: what middleware puts on each request. */
 export interface AppEnv {
@@ -13,6 +14,8 @@ export interface AppEnv {
     /** The agent of an AgentAuth bearer token (agent operations only). */
     agent: AgentPrincipal;
     ctx: SandboxContext;
+    /** The contract operation being served (unset outside the API: control plane, hosted pages). */
+    operation?: ContractOperation;
     /** The permissions of the API token a request authenticated with (unset for the platform's own credentials). */
     tokenPermissions?: readonly Permission[];
     /** The scheme a 401 asks for in `WWW-Authenticate` (`Bearer` on AgentAuth operations; Basic otherwise). */

@@ -2,8 +2,10 @@ import type { IncomingMessage } from 'node:http';
 import * as z from 'zod';
 import { BoundedCache } from '../core/bounded-cache.js';
 import { ApiError, ErrorCode, type FieldError } from '../core/errors.js';
-import { warnIgnoredFields } from '../core/warnings.js';
+import { CURSOR_PAST_THE_END, isIssuedCursor } from '../core/pagination.js';
+import { sandboxWarning, warnIgnoredFields } from '../core/warnings.js';
 import type { AppContext } from './env.js';
+import { parseJsonBody } from './json-guard.js';
 
 type Issue = z.core.$ZodIssue;
 
@@ -37,33 +39,39 @@ function messageOf(issue: Issue): string {
   return issue.message;
 }
 
-/** Turns a zod error into field errors with dot paths. */
+/** Most field errors one answer lists; the message counts the rest. */
+export const MAX_FIELD_ERRORS = 50;
+
+/** Turns a zod error into field errors with dot paths (the first `MAX_FIELD_ERRORS`). */
 export function fieldErrors(error: z.ZodError, prefix = ''): FieldError[] {
-  return error.issues.map((issue) => {
+  return error.issues.slice(0, MAX_FIELD_ERRORS).map((issue) => {
     const path = issue.path.map(String);
-    if (issue.code === 'unrecognized_keys') path.push(issue.keys.join(','));
+    if (issue.code === 'unrecognized_keys') path.push(issue.keys.slice(0, MAX_FIELD_ERRORS).join(','));
     const field = [prefix, ...path].filter(Boolean).join('.') || '(body)';
     return { field, constraint: constraintOf(issue), message: messageOf(issue) };
   });
 }
 
-/** Validates `value` against `schema`, or throws `400 INVALID_INPUT` with every field error. */
+/** Validates `value` against `schema`, or throws `400 INVALID_INPUT` with its field errors (the first 50; the message counts them all). */
 export function parseWith<S extends z.ZodType>(schema: S, value: unknown, what = 'request', prefix = ''): z.infer<S> {
   const result = schema.safeParse(value, { reportInput: true });
   if (result.success) return result.data;
-  throw new ApiError(400, ErrorCode.INVALID_INPUT, `The ${what} is not valid.`, { errors: fieldErrors(result.error, prefix) });
+  const count = result.error.issues.length;
+  const message = count > MAX_FIELD_ERRORS ? `The ${what} is not valid: ${count} field errors, the first ${MAX_FIELD_ERRORS} listed.` : `The ${what} is not valid.`;
+  throw new ApiError(400, ErrorCode.INVALID_INPUT, message, { errors: fieldErrors(result.error, prefix) });
 }
 
 /** Largest JSON body accepted (documents go through multipart, which has its own limit). */
 const MAX_JSON_BYTES = 1024 * 1024;
 
 /**
- * The request body as text. On the node server it is read straight from the socket stream,
- * which spares building a web Request and ReadableStream for every call.
+ * The request body as text. On the node server a body of declared length is read straight from
+ * the socket stream, which spares building a web Request and ReadableStream for every call; a
+ * chunked one through the request, whose stream counts it against the path's limit (body-limits.ts).
  */
 async function bodyText(c: AppContext): Promise<string> {
   const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-  if (!incoming || incoming.readableEnded || typeof incoming.on !== 'function') return c.req.text();
+  if (!incoming || incoming.readableEnded || typeof incoming.on !== 'function' || incoming.headers['transfer-encoding'] !== undefined) return c.req.text();
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of incoming as AsyncIterable<Buffer>) {
@@ -81,21 +89,19 @@ async function bodyText(c: AppContext): Promise<string> {
 /**
  * Reads and validates the JSON body; malformed JSON is `400 INVALID_INPUT` too. With
  * `optional`, an empty body validates as `{}` (for operations whose body is not required).
+ * The body is read only after the request's credentials were checked (the route's
+ * authentication runs first), and is parsed within the sandbox's JSON limits (`json-guard.ts`:
+ * depth, values, number literals, duplicate keys) before anything walks it.
  */
 export async function jsonBody<S extends z.ZodType>(c: AppContext, schema: S, options: { optional?: boolean } = {}): Promise<z.infer<S>> {
-  const text = await bodyText(c);
-  let value: unknown;
-  if (text.trim() === '') {
-    value = undefined;
-  } else {
-    try {
-      value = JSON.parse(text);
-    } catch {
-      throw new ApiError(400, ErrorCode.INVALID_INPUT, 'The request body is not valid JSON.', {
-        errors: [{ field: '(body)', constraint: { format: 'json' }, message: 'Send a JSON document with Content-Type: application/json.' }],
-      });
-    }
-  }
+  return checkJson(parseJsonBody(await bodyText(c)), schema, options);
+}
+
+/**
+ * Validates a parsed JSON body (see `jsonBody`): strings, then the schema, then a warning for
+ * each unknown field (more than `MAX_UNKNOWN_FIELDS` is refused).
+ */
+export function checkJson<S extends z.ZodType>(value: unknown, schema: S, options: { optional?: boolean } = {}): z.infer<S> {
   if (value === undefined && options.optional) value = {};
   if (value === undefined) {
     throw new ApiError(400, ErrorCode.INVALID_INPUT, 'The request body is required.', {
@@ -108,13 +114,45 @@ export async function jsonBody<S extends z.ZodType>(c: AppContext, schema: S, op
   return parsed;
 }
 
+/** A JSON body that is optional: `undefined` when the request has none (or a blank one). */
+export async function optionalJson(c: AppContext): Promise<unknown> {
+  return parseJsonBody(await bodyText(c));
+}
 
-/** Validates the query string (repeated keys become arrays). */
+
+/**
+ * Validates the query string (repeated keys become arrays). On an operation whose contract
+ * declares no `400`, a parameter whose value is not valid is ignored instead (as if absent,
+ * so its default applies), with a `Service-Sandbox-Warning` naming it and why: the answer
+ * stays one the contract declares.
+ */
 export function queryOf<S extends z.ZodType>(c: AppContext, schema: S): z.infer<S> {
   const all = c.req.queries();
   const flat: Record<string, string | string[]> = {};
   for (const [key, values] of Object.entries(all)) flat[key] = values.length === 1 ? values[0]! : values;
-  return parseWith(schema, flat, 'query string');
+  const op = c.get('operation');
+  if (!op || op.statuses.includes(400)) return parseWith(schema, flat, 'query string');
+  const result = schema.safeParse(flat, { reportInput: true });
+  let data: z.infer<S>;
+  if (result.success) {
+    data = result.data;
+  } else {
+    for (const error of fieldErrors(result.error)) {
+      const name = error.field.split('.')[0]!;
+      if (!Object.hasOwn(flat, name)) continue;
+      sandboxWarning(`Query parameter ${name} was ignored: ${error.message} (${op.operationId} declares no 400)`);
+      delete flat[name];
+    }
+    data = parseWith(schema, flat, 'query string');
+  }
+  // A cursor this sandbox did not issue points past every item: an empty page, not a 400 (an
+  // operation that declares a 404 answers that itself, as GET /stablecoins/{id}/operations does).
+  const cursor = (data as { cursor?: unknown } | null)?.cursor;
+  if (typeof cursor === 'string' && cursor !== '' && !op.statuses.includes(404) && !isIssuedCursor(cursor)) {
+    sandboxWarning(`Query parameter cursor is not one this sandbox issued: the page after it is empty (${op.operationId} declares no 400)`);
+    (data as { cursor?: string }).cursor = CURSOR_PAST_THE_END;
+  }
+  return data;
 }
 
 /** Query strings remembered per schema by `listQueryOf`, the latest 256 of each. */
@@ -137,6 +175,9 @@ const deepFreeze = <T>(value: T): T => {
  * (and refused) every time.
  */
 export function listQueryOf<S extends z.ZodType>(c: AppContext, schema: S): z.infer<S> {
+  // Where an invalid parameter is ignored with a warning (see queryOf), every request must warn.
+  const op = c.get('operation');
+  if (op && !op.statuses.includes(400)) return queryOf(c, schema);
   const url = c.req.url;
   const start = url.indexOf('?');
   const hash = url.indexOf('#');
@@ -172,12 +213,14 @@ const MAX_STRING_ERRORS = 25;
  * Every string of a request body (at any depth; query strings are filters, never stored, and
  * keep the contract's own rules): no NUL character, no unpaired UTF-16 surrogate
  * (neither can be stored or sent on faithfully), and within the sandbox's length maximums.
- * Throws `400 INVALID_INPUT` naming each field.
+ * Walks the value without recursion (a parsed body is at most 64 levels deep anyway) and stops
+ * after 25 errors. Throws `400 INVALID_INPUT` naming each field.
  */
 export function checkStrings(value: unknown, what = 'request body'): void {
   const errors: FieldError[] = [];
-  const visit = (node: unknown, path: string, key: string | undefined): void => {
-    if (errors.length >= MAX_STRING_ERRORS) return;
+  const pending: [node: unknown, path: string, key: string | undefined][] = [[value, '', undefined]];
+  while (pending.length > 0 && errors.length < MAX_STRING_ERRORS) {
+    const [node, path, key] = pending.pop()!;
     if (typeof node === 'string') {
       const field = path || '(body)';
       if (node.includes('\u0000')) {
@@ -188,17 +231,17 @@ export function checkStrings(value: unknown, what = 'request body'): void {
         const max = key !== undefined && nameFields.has(key) ? NAME_FIELD_MAX_LENGTH : MAX_STRING_LENGTH;
         if (node.length > max) errors.push({ field, constraint: { maxLength: max }, message: `At most ${max} characters.` });
       }
-      return;
+    } else if (Array.isArray(node)) {
+      // Pushed last first, so fields are visited (and named) in the request's order.
+      for (let i = node.length - 1; i >= 0; i -= 1) pending.push([node[i], path ? `${path}.${i}` : String(i), key]);
+    } else if (node !== null && typeof node === 'object') {
+      const keys = Object.keys(node);
+      for (let i = keys.length - 1; i >= 0; i -= 1) {
+        const k = keys[i]!;
+        pending.push([(node as Record<string, unknown>)[k], path ? `${path}.${k}` : k, k]);
+      }
     }
-    if (Array.isArray(node)) {
-      node.forEach((item, i) => visit(item, path ? `${path}.${i}` : String(i), key));
-      return;
-    }
-    if (node !== null && typeof node === 'object') {
-      for (const [k, v] of Object.entries(node)) visit(v, path ? `${path}.${k}` : k, k);
-    }
-  };
-  visit(value, '', undefined);
+  }
   if (errors.length) throw new ApiError(400, ErrorCode.INVALID_INPUT, `The ${what} is not valid.`, { errors });
 }
 

@@ -230,7 +230,7 @@ class World {
   secondUsd(): Promise<string> {
     return this.once('secondUsd', async () => {
       const customer = await this.customer();
-      return extraUsdAccount(s.sandbox, platformService(s.sandbox.context).authenticate(this.api.clientId, this.api.clientSecret)!.id, customer.id);
+      return extraUsdAccount(s.sandbox, platformService(s.sandbox.context).byClientId(this.api.clientId)!.id, customer.id);
     });
   }
   /** A German individual (in SCA scope) with a verified phone. */
@@ -503,7 +503,7 @@ class World {
       const id = s.sandbox.context.ids.next('InternalAccount');
       const now = s.sandbox.context.clock.iso();
       internalAccountRepo(s.sandbox.context).insert({
-        id, platform_id: platformService(s.sandbox.context).authenticate(this.api.clientId, this.api.clientSecret)!.id, customer_id: null,
+        id, platform_id: platformService(s.sandbox.context).byClientId(this.api.clientId)!.id, customer_id: null,
         type: 'INTERNAL_CRYPTO', currency: coin.symbol, status: 'ACTIVE', created_at: now, updated_at: now,
       });
       await this.mintTo(id, 'mint to an internal account');

@@ -105,7 +105,7 @@ describe('idempotency keys', () => {
 
   it('keeps keys per platform', async () => {
     const probe = probeApp();
-    platformService(probe.ctx).create({ clientId: 'other', clientSecret: 'other-secret' });
+    await platformService(probe.ctx).create({ clientId: 'other', clientSecret: 'other-secret' });
     const a = await probe.call('POST', '/probe/write', { x: 1 }, { 'Idempotency-Key': 'shared' });
     const b = await probe.call('POST', '/probe/write', { x: 1 }, {
       'Idempotency-Key': 'shared',

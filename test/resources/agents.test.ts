@@ -52,7 +52,7 @@ async function setup(agentPolicy: Record<string, unknown> = policy()) {
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   const redeemed = await api.post(`/agents/device-codes/${created.body.deviceCode.code}/redeem`, undefined, { auth: false });
   expect(redeemed.status, JSON.stringify(redeemed.body)).toBe(200);
-  const platformId = platformService(s.sandbox.context).authenticate(api.clientId, api.clientSecret)!.id;
+  const platformId = platformService(s.sandbox.context).byClientId(api.clientId)!.id;
   return { api, customer, usd, payee, agent: created.body.agent, token: redeemed.body.accessToken as string, platformId };
 }
 

@@ -28,7 +28,7 @@ export async function cardholder(root: Api, sandbox: RunningSandbox, fund = 1_00
   const byCode = (code: string) => accounts.find((a: { balance: { currency: { code: string } } }) => a.balance.currency.code === code).id as string;
   const usd = byCode('USD');
   if (fund > 0) expect((await api.post(`/sandbox/internal-accounts/${usd}/fund`, { amount: fund })).status).toBe(200);
-  const platformId = platformService(sandbox.context).authenticate(api.clientId, api.clientSecret)!.id;
+  const platformId = platformService(sandbox.context).byClientId(api.clientId)!.id;
   return { api, customer: customer.body, usd, eur: byCode('EUR'), mxn: byCode('MXN'), platformId };
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { assertErrorEnvelope, assertFitsWebhook } from '../helpers/contract.js';
+import { platformService } from '../../src/resources/platform/index.js';
 import { useSandbox, type Api } from '../helpers/sandbox.js';
 
 const s = useSandbox();
@@ -89,5 +90,33 @@ describe('bulk CSV customer import', () => {
     const noFile = await api.request('POST', '/customers/bulk/csv', { rawBody: new FormData(), unchecked: true });
     expect(noFile.status).toBe(400);
     assertErrorEnvelope(noFile.body, 400);
+  });
+
+  it('lists at most 1,000 row errors (progress counts them all); a job stored before row batches still completes', async () => {
+    const api = await s.api.newPlatform();
+    const bad = Array.from({ length: 1_050 }, (_, i) => `INDIVIDUAL,bad-${i},Bad Row,not-a-date,US,b${i}@example.com,USD,,,,`);
+    const jobId = await uploadCsv(api, [header, ...bad].join('\n'));
+    await api.advance(25);
+    const done = (await api.get(`/customers/bulk/jobs/${jobId}`)).body;
+    expect(done).toMatchObject({ status: 'COMPLETED', progress: { total: 1_050, processed: 1_050, successful: 0, failed: 1_050 } });
+    expect(done.errors).toHaveLength(1_000);
+    expect(done.errors[999].correlationId).toBe('bad-999');
+
+    // A job from before: its rows as JSON objects in the job itself, no columns.
+    const ctx = s.sandbox.context;
+    const platformId = platformService(ctx).byClientId(api.clientId)!.id;
+    const legacyId = ctx.ids.next('BulkCustomerImportJob');
+    ctx.db
+      .prepare(`INSERT INTO customer_import_jobs (id, platform_id, status, rows, columns, total, processed, successful, failed, errors, created_at, completed_at)
+        VALUES (?, ?, 'PENDING', ?, NULL, 2, 0, 0, 0, '[]', ?, NULL)`)
+      .run(legacyId, platformId, JSON.stringify([
+        { customerType: 'INDIVIDUAL', platformCustomerId: 'legacy-1', fullName: 'Old Row', birthDate: '1990-01-15', nationality: 'US', currencies: 'USD' },
+        { customerType: 'INDIVIDUAL', platformCustomerId: 'legacy-2', fullName: 'Bad Date', birthDate: 'not-a-date', nationality: 'US', currencies: 'USD' },
+      ]), ctx.clock.iso());
+    ctx.tx(() => ctx.scheduler.schedule(platformId, 'customers.bulk-import', 1000, { jobId: legacyId, fail: false }));
+    await api.advance(1);
+    const legacy = (await api.get(`/customers/bulk/jobs/${legacyId}`)).body;
+    expect(legacy).toMatchObject({ status: 'COMPLETED', progress: { total: 2, processed: 2, successful: 1, failed: 1 } });
+    expect(legacy.errors.map((e: { correlationId: string }) => e.correlationId)).toEqual(['legacy-2']);
   });
 });

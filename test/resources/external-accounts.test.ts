@@ -453,12 +453,14 @@ describe('external accounts: customers', () => {
     expect(ok.status).toBe(201);
   });
 
-  it('an unknown customer, or another platform\'s, is 404', async () => {
+  it('an unknown customer, or another platform\'s, is 400 INVALID_INPUT on customerId (the contract declares no 404 here)', async () => {
     const api = await s.api.newPlatform();
     const other = await s.api.newPlatform();
     const theirs = await customer(other);
     const res = await api.post('/customers/external-accounts', usd(theirs, '2000001'));
-    expect(res.status).toBe(404);
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('INVALID_INPUT');
+    expect(res.body.details.errors.map((e: { field: string }) => e.field)).toEqual(['customerId']);
     expect((await api.get('/customers/external-accounts')).body.totalCount).toBe(0);
   });
 });

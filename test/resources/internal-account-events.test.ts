@@ -15,7 +15,7 @@ function eventsOf(platformId: string, resourceId: string) {
 describe('internal-account-status events', () => {
   it('BALANCE_UPDATED on every balance change, with the balances after it; STATUS_UPDATED when the account closes', async () => {
     const api = await s.api.newPlatform();
-    const platformId = platformService(s.sandbox.context).authenticate(api.clientId, api.clientSecret)!.id;
+    const platformId = platformService(s.sandbox.context).byClientId(api.clientId)!.id;
     const customer = (await api.post('/customers', individual(['USD']))).body;
     const accounts = (await api.get(`/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}`)).body.data;
     const usd = accounts.find((a: { balance: { currency: { code: string } } }) => a.balance.currency.code === 'USD');
@@ -36,7 +36,7 @@ describe('internal-account-status events', () => {
 
   it('a failed posting (insufficient funds) announces nothing', async () => {
     const api = await s.api.newPlatform();
-    const platformId = platformService(s.sandbox.context).authenticate(api.clientId, api.clientSecret)!.id;
+    const platformId = platformService(s.sandbox.context).byClientId(api.clientId)!.id;
     const customer = (await api.post('/customers', individual(['USD']))).body;
     const usd = (await api.get(`/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}`)).body.data[0];
     const ext = (await api.post('/customers/external-accounts', {

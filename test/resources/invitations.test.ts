@@ -10,7 +10,7 @@ async function inviter(api: Api) {
   const umaAddress = `$${unique('ann').toLowerCase()}@sandbox.uma.money`;
   const res = await api.post('/customers', individual(['USD'], { umaAddress }));
   expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return { customer: res.body, umaAddress, platformId: platformService(s.sandbox.context).authenticate(api.clientId, api.clientSecret)!.id };
+  return { customer: res.body, umaAddress, platformId: platformService(s.sandbox.context).byClientId(api.clientId)!.id };
 }
 
 const claimedEvents = (platformId: string, code: string) =>

@@ -15,7 +15,7 @@ async function setup(customerExtra: Record<string, unknown> = {}, platform: { re
   expect(customer.status).toBe(201);
   const accounts = await api.get(`/customers/internal-accounts?customerId=${encodeURIComponent(customer.body.id)}`);
   const usd = accounts.body.data.find((a: { balance: { currency: { code: string } } }) => a.balance.currency.code === 'USD');
-  const platformId = platformService(s.sandbox.context).authenticate(api.clientId, api.clientSecret)!.id;
+  const platformId = platformService(s.sandbox.context).byClientId(api.clientId)!.id;
   return { api, customer: customer.body, usd, platformId };
 }
 
@@ -295,7 +295,7 @@ describe('webhooks trigger for payment events', () => {
     const api = await s.api.newPlatform();
     const res = await api.post('/_sandbox/webhooks/trigger', { type });
     expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
-    const platformId = platformService(s.sandbox.context).authenticate(api.clientId, api.clientSecret)!.id;
+    const platformId = platformService(s.sandbox.context).byClientId(api.clientId)!.id;
     const event = s.sandbox.context.outbox.list(platformId, 0, 1000).filter((e) => e.type === type).pop()!;
     assertFitsWebhook(webhook, { id: event.id, type: event.type, timestamp: event.createdAt, data: event.data });
     const tx = await api.get(`/transactions/${event.resourceId}`);

@@ -21,7 +21,7 @@ async function setup() {
   expect(customer.status).toBe(201);
   const accounts = (await api.get(`/customers/internal-accounts?customerId=${encodeURIComponent(customer.body.id)}`)).body.data;
   const byCode = (code: string) => accounts.find((a: { balance: { currency: { code: string } } }) => a.balance.currency.code === code);
-  const platformId = platformService(s.sandbox.context).authenticate(api.clientId, api.clientSecret)!.id;
+  const platformId = platformService(s.sandbox.context).byClientId(api.clientId)!.id;
   return { api, customer: customer.body, usd: byCode('USD'), eur: byCode('EUR'), platformId };
 }
 

@@ -58,7 +58,7 @@ async function clabe(api: Api, customerId: string): Promise<string> {
 }
 
 const now = () => s.sandbox.context.clock.now();
-const platformIdOf = (api: Api) => platformService(s.sandbox.context).authenticate(api.clientId, api.clientSecret)!.id;
+const platformIdOf = (api: Api) => platformService(s.sandbox.context).byClientId(api.clientId)!.id;
 
 describe('SCA scope', () => {
   it('a US customer gets 409 on every SCA operation; a missing customerId is 400 naming it', async () => {

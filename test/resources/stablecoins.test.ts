@@ -14,7 +14,7 @@ const person = { beneficiaryType: 'INDIVIDUAL', fullName: 'Jane Smith', countryO
 const sparkAddress = () =>
   bech32m.encode('spark', bech32m.toWords(new Uint8Array([0x0a, 0x21, ...secp256k1.getPublicKey(secp256k1.utils.randomSecretKey(), true)])), 1023);
 
-const platformIdOf = (api: Api) => platformService(s.sandbox.context).authenticate(api.clientId, api.clientSecret)!.id;
+const platformIdOf = (api: Api) => platformService(s.sandbox.context).byClientId(api.clientId)!.id;
 
 async function link(api: Api, apiClientId = unique('brale')) {
   const res = await api.post('/stablecoin-provider-accounts', { provider: 'BRALE', apiClientId, apiClientSecret: 'brale-secret' }, key());

@@ -24,7 +24,7 @@ async function accountIn(api: Api, customerId: string, currency: string) {
 
 async function setup(platform: { regulated?: boolean } = {}) {
   const api = await s.api.newPlatform(platform);
-  const platformId = platformService(s.sandbox.context).authenticate(api.clientId, api.clientSecret)!.id;
+  const platformId = platformService(s.sandbox.context).byClientId(api.clientId)!.id;
   const sender = await newCustomer(api, { umaAddress: `$${unique('sender').toLowerCase()}@sandbox.uma.money` });
   return { api, platformId, sender };
 }
@@ -154,7 +154,7 @@ describe('what quotes use: resolveUmaAddress and getReceiverLookup', () => {
   it('gives behaviour, currencies with limits and the receiving account; lookups are kept per platform', async () => {
     const { api, platformId, sender } = await setup();
     const ctx = s.sandbox.context;
-    const platform = platformService(ctx).authenticate(api.clientId, api.clientSecret)!;
+    const platform = platformService(ctx).byClientId(api.clientId)!;
     expect(resolveUmaAddress(ctx, platform, '$pending.long.usd@sandbox.uma.money')).toMatchObject({
       kind: 'SANDBOX_TEST_ADDRESS',
       behaviour: 'PENDING_LONG',
@@ -408,11 +408,14 @@ describe('GET /uma-providers', () => {
     } while (cursor);
     const all = await s.api.get('/uma-providers?limit=100');
     expect(seen).toEqual(all.body.data.map((p: { name: string }) => p.name));
-    // schema-invalid values are 400; schema-valid ones that match nothing are an empty page (the contract lists no 400)
+    // The contract lists no 400: a schema-invalid value is ignored (its default applies) with a
+    // warning naming it; schema-valid ones that match nothing are an empty page.
+    const defaults = await s.api.get('/uma-providers');
     for (const q of ['limit=0', 'limit=101', 'hasBlockedProviders=maybe', 'sortOrder=up']) {
-      const res = await s.api.get(`/uma-providers?${q}`, { unchecked: true });
-      expect(res.status, q).toBe(400);
-      expect(res.body.code).toBe('INVALID_INPUT');
+      const res = await s.api.get(`/uma-providers?${q}`);
+      expect(res.status, q).toBe(200);
+      expect(res.body, q).toEqual(defaults.body);
+      expect(res.headers.get('Service-Sandbox-Warning'), q).toContain(`Query parameter ${q.split('=')[0]} was ignored`);
     }
     for (const q of ['cursor=garbage', 'countryCode=USA']) {
       const res = await s.api.get(`/uma-providers?${q}`);

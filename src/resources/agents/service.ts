@@ -538,22 +538,29 @@ function pendingAction(ctx: SandboxContext, platformId: string, agentId: string,
  * are short) the action becomes `FAILED` and nothing moves.
  */
 export function approveAction(ctx: SandboxContext, platform: Platform, agentId: string, actionId: string): Record<string, unknown> {
+  return approveWithOutcome(ctx, platform, agentId, actionId).action;
+}
+
+/** `approveAction`, also giving the error the execution failed with (when the action became `FAILED`). */
+function approveWithOutcome(ctx: SandboxContext, platform: Platform, agentId: string, actionId: string): { action: Record<string, unknown>; failure?: ApiError } {
   return ctx.tx(() => {
     const row = pendingAction(ctx, platform.id, agentId, actionId);
     let status = 'APPROVED';
     let transactionId: string | null = null;
+    let failure: ApiError | undefined;
     try {
       transactionId = execute(ctx, platform, submissionOf(row));
     } catch (error) {
       if (!(error instanceof ApiError) || error.status >= 500) throw error;
       status = 'FAILED';
+      failure = error;
     }
     const now = ctx.clock.iso();
     repoOf(ctx).decideAction(row.id, status, transactionId, null, now);
     if (status === 'FAILED') countUsage(ctx, row, -1);
     const next = { ...row, status, transaction_id: transactionId, updated_at: now };
     appendTransition(ctx, next);
-    return presentAction(ctx, next);
+    return { action: presentAction(ctx, next), ...(failure ? { failure } : {}) };
   });
 }
 
@@ -575,8 +582,9 @@ export function rejectAction(ctx: SandboxContext, platform: Platform, agentId: s
  * (the quote's `transactionId` of a `PENDING_APPROVAL` EXECUTE_QUOTE action). Returns
  * `undefined` when the id is no such transaction, so the caller answers as before. Approving
  * answers the resulting transaction; rejecting answers the rejected AgentAction, since no
- * transaction was made. An approval whose execution fails leaves the action `FAILED` and
- * answers `409 TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL`.
+ * transaction was made. An approval whose execution fails leaves the action `FAILED` and answers
+ * the execution's own 400 (a shortfall: `INVALID_AMOUNT`, reason `INSUFFICIENT_FUNDS`), or else
+ * `409 TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL` (the quote expired meanwhile).
  */
 export function decideAgentTransaction(
   ctx: SandboxContext,
@@ -588,8 +596,14 @@ export function decideAgentTransaction(
   const row = repoOf(ctx).pendingActionByTransaction(platform.id, transactionId);
   if (!row) return undefined;
   if (decision === 'REJECT') return rejectAction(ctx, platform, row.agent_id, row.id, reason);
-  const action = approveAction(ctx, platform, row.agent_id, row.id);
+  const { action, failure } = approveWithOutcome(ctx, platform, row.agent_id, row.id);
   if (action.status !== 'APPROVED') {
+    // A shortfall (or another amount the execution refuses) is answered as the platform's own
+    // execution answers it: one error code for one shortfall on every path (400 INVALID_AMOUNT,
+    // reason INSUFFICIENT_FUNDS). The action is FAILED, as through /agents/{id}/actions/{id}/approve.
+    if (failure?.status === 400) {
+      throw new ApiError(400, failure.code, failure.message, { ...failure.details, agentActionId: row.id, actionStatus: action.status });
+    }
     throw new ApiError(409, 'TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL', `Transaction ${transactionId} could not be executed (agent action ${row.id} is ${String(action.status)}).`, {
       agentActionId: row.id,
       actionStatus: action.status,

@@ -44,6 +44,28 @@ export const customerMigrations: Migration[] = [
     CREATE INDEX customer_import_jobs_platform ON customer_import_jobs (platform_id, id);`,
   },
   {
+    // Bulk imports keep their rows in batches (one per tick) and their row errors one per row,
+    // so a tick reads and writes what it handles, not the whole file. Jobs from before keep `rows`.
+    id: 'customers-bulk-002',
+    sql: `ALTER TABLE customer_import_jobs ADD COLUMN columns TEXT;
+    CREATE TABLE customer_import_batches (
+      job_id TEXT NOT NULL,
+      platform_id TEXT NOT NULL,
+      batch INTEGER NOT NULL,
+      rows TEXT NOT NULL,
+      PRIMARY KEY (job_id, batch)
+    ) WITHOUT ROWID;
+    CREATE INDEX customer_import_batches_platform ON customer_import_batches (platform_id);
+    CREATE TABLE customer_import_errors (
+      id INTEGER PRIMARY KEY,
+      job_id TEXT NOT NULL,
+      platform_id TEXT NOT NULL,
+      error TEXT NOT NULL
+    );
+    CREATE INDEX customer_import_errors_job ON customer_import_errors (job_id, id);
+    CREATE INDEX customer_import_errors_platform ON customer_import_errors (platform_id);`,
+  },
+  {
     // Lists: one index per documented filter, each ending in the sort key; a maintained count per platform, type and
     // deletion; UMA addresses looked up in any letter case through an index.
     id: 'customers-lists-001',
@@ -81,7 +103,10 @@ export interface ImportJobRow {
   id: string;
   platform_id: string;
   status: string;
+  /** A job from before batches: all its rows as JSON objects; `[]` for later jobs. */
   rows: string;
+  /** The CSV's header (JSON array); its rows are in `customer_import_batches`. Null for a job from before. */
+  columns: string | null;
   total: number;
   processed: number;
   successful: number;
@@ -96,19 +121,33 @@ export class ImportJobRepo {
   private readonly insertStmt;
   private readonly updateStmt;
   private readonly byIdStmt;
-  private readonly removePlatformStmt;
+  private readonly removePlatformStmts;
+  private readonly insertBatchStmt;
+  private readonly batchStmt;
+  private readonly deleteBatchStmt;
+  private readonly insertErrorStmt;
+  private readonly errorsStmt;
+  private readonly orphanBatchesStmt;
 
   constructor(db: Db) {
     this.insertStmt = db.prepare(
-      `INSERT INTO customer_import_jobs (id, platform_id, status, rows, total, processed, successful, failed, errors, created_at, completed_at)
-       VALUES (@id, @platform_id, @status, @rows, @total, @processed, @successful, @failed, @errors, @created_at, @completed_at)`,
+      `INSERT INTO customer_import_jobs (id, platform_id, status, rows, columns, total, processed, successful, failed, errors, created_at, completed_at)
+       VALUES (@id, @platform_id, @status, @rows, @columns, @total, @processed, @successful, @failed, @errors, @created_at, @completed_at)`,
     );
     this.updateStmt = db.prepare(
       `UPDATE customer_import_jobs SET status = @status, processed = @processed, successful = @successful, failed = @failed,
        errors = @errors, completed_at = @completed_at WHERE id = @id`,
     );
     this.byIdStmt = db.prepare('SELECT * FROM customer_import_jobs WHERE platform_id = ? AND id = ?');
-    this.removePlatformStmt = db.prepare('DELETE FROM customer_import_jobs WHERE platform_id = ?');
+    this.removePlatformStmts = ['customer_import_jobs', 'customer_import_batches', 'customer_import_errors'].map((table) =>
+      db.prepare(`DELETE FROM ${table} WHERE platform_id = ?`),
+    );
+    this.insertBatchStmt = db.prepare('INSERT INTO customer_import_batches (job_id, platform_id, batch, rows) VALUES (?, ?, ?, ?)');
+    this.batchStmt = db.prepare('SELECT rows FROM customer_import_batches WHERE job_id = ? AND batch = ?');
+    this.deleteBatchStmt = db.prepare('DELETE FROM customer_import_batches WHERE job_id = ? AND batch = ?');
+    this.insertErrorStmt = db.prepare('INSERT INTO customer_import_errors (job_id, platform_id, error) VALUES (?, ?, ?)');
+    this.errorsStmt = db.prepare('SELECT error FROM customer_import_errors WHERE job_id = ? ORDER BY id LIMIT ?').pluck();
+    this.orphanBatchesStmt = db.prepare('DELETE FROM customer_import_batches WHERE job_id NOT IN (SELECT id FROM customer_import_jobs)');
   }
 
   insert(row: ImportJobRow): void {
@@ -122,7 +161,28 @@ export class ImportJobRepo {
     return this.byIdStmt.get(platformId, id) as ImportJobRow | undefined;
   }
   removePlatform(platformId: string): void {
-    this.removePlatformStmt.run(platformId);
+    for (const statement of this.removePlatformStmts) statement.run(platformId);
+  }
+  /** Stores one batch of a job's rows (JSON: an array of rows, each an array of cells). */
+  insertBatch(jobId: string, platformId: string, batch: number, rows: string): void {
+    this.insertBatchStmt.run(jobId, platformId, batch, rows);
+  }
+  batch(jobId: string, batch: number): string | undefined {
+    return (this.batchStmt.get(jobId, batch) as { rows: string } | undefined)?.rows;
+  }
+  deleteBatch(jobId: string, batch: number): void {
+    this.deleteBatchStmt.run(jobId, batch);
+  }
+  appendError(jobId: string, platformId: string, error: string): void {
+    this.insertErrorStmt.run(jobId, platformId, error);
+  }
+  /** The first `limit` row errors of a job (JSON each), in the order they were recorded. */
+  errors(jobId: string, limit: number): string[] {
+    return this.errorsStmt.all(jobId, limit) as string[];
+  }
+  /** Deletes batches no job owns (an upload that stopped between storing its rows and its job). */
+  removeOrphanBatches(): void {
+    this.orphanBatchesStmt.run();
   }
 }
 

@@ -1,6 +1,7 @@
 import { guardCustomerContactChange, signedHeadersOf } from '../wallet-auth/index.js';
 import type { OperationHandlers } from '../area.js';
-import { getImportJob, presentImportJob, startImport } from './bulk.js';
+import { getImportJob, MAX_CSV_BYTES, presentImportJob, readCsv, slices, startImport, type ReadCsv } from './bulk.js';
+import { MultipartError, readMultipart } from '../../server/multipart.js';
 import { jsonText } from '../../server/json-text.js';
 import { jsonBody, listQueryOf } from '../../server/validate.js';
 import { contactConfirm, customerCreate, customerListQuery, customerUpdate } from './schemas.js';
@@ -41,14 +42,25 @@ export const handlers: OperationHandlers = {
   deleteCustomerById: (c) => c.json(presentCustomer(deleteCustomer(c.get('ctx'), c.get('platform'), c.req.param('customerId')!))),
   getEndUserTerms: (c) => c.json(endUserTerms()),
   uploadCustomersCsv: async (c) => {
-    let file: Uint8Array | undefined;
+    let csv: ReadCsv | undefined;
     if ((c.req.header('Content-Type') ?? '').toLowerCase().startsWith('multipart/form-data')) {
-      const body = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
-      const part = body.file;
-      if (part instanceof File) file = new Uint8Array(await part.arrayBuffer());
-      else if (typeof part === 'string') file = new TextEncoder().encode(part);
+      try {
+        const fields = await readMultipart(
+          c,
+          async (part) => {
+            if (part.name === 'file' && csv === undefined) csv = await readCsv(part.stream);
+            else part.stream.resume();
+          },
+          { fieldSize: MAX_CSV_BYTES },
+        );
+        // The file sent as a text part: read in slices too.
+        if (csv === undefined && typeof fields.file === 'string') csv = await readCsv(slices(fields.file));
+      } catch (error) {
+        // A chunked upload past the limit fails with the limit's own answer; another unreadable form is no file.
+        if (!(error instanceof MultipartError)) throw error;
+      }
     }
-    const job = startImport(c.get('ctx'), c.get('platform'), file);
+    const job = await startImport(c.get('ctx'), c.get('platform'), csv);
     return c.json({ jobId: job.id, status: job.status }, 202);
   },
   getBulkCustomerImportJob: (c) => c.json(presentImportJob(getImportJob(c.get('ctx'), c.get('platform'), c.req.param('jobId')!))),

@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import * as z from 'zod';
 import type { SandboxContext } from '../../context.js';
 import type { AppContext, AppEnv } from '../../server/env.js';
-import { jsonBody, parseWith, queryOf } from '../../server/validate.js';
+import { jsonBody, optionalJson, parseWith, queryOf } from '../../server/validate.js';
 import type { OperationHandlers } from '../area.js';
 import {
   customerExternalAccountCreate,
@@ -88,7 +88,7 @@ export function hostedOwnershipRoutes(_ctx: SandboxContext): Hono<AppEnv> {
   });
   app.post('/hosted/ownership/:id/:token', async (c) => {
     const type = c.req.header('Content-Type') ?? '';
-    const raw = type.includes('application/json') ? await c.req.json().catch(() => ({})) : Object.fromEntries(Object.entries(await c.req.parseBody()));
+    const raw = type.includes('application/json') ? ((await optionalJson(c)) ?? {}) : Object.fromEntries(Object.entries(await c.req.parseBody()));
     const { outcome } = parseWith(outcomeBody, raw, 'form');
     const account = completeLiveness(c.get('ctx'), c.req.param('id'), c.req.param('token'), outcome === 'pass');
     if (!account) return c.html('<!doctype html><title>Link expired</title><p>This verification link is unknown, used or expired.</p>', 404);

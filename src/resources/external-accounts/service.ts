@@ -364,6 +364,19 @@ function bankIdentifierErrors(info: Record<string, unknown>, already: FieldError
   return out;
 }
 
+/**
+ * The customer a request body names in `customerId`: an unknown one is `400 INVALID_INPUT` on
+ * that field (the contract's creation declares 400 and no 404: the path names no resource).
+ */
+function customerNamed(ctx: SandboxContext, platformId: string, customerId: string): ReturnType<typeof getCustomer> {
+  try {
+    return getCustomer(ctx, platformId, customerId);
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.status !== 404) throw error;
+    throw invalidInput(error.message, [{ field: 'customerId', constraint: { rule: 'exists' }, message: error.message }]);
+  }
+}
+
 /** Creates an external account: shape, formats, corridor, counterparty rules, beneficiary check; one transaction. */
 export function createExternalAccount(ctx: SandboxContext, platform: Platform, input: ExternalAccountCreate, scope: Scope): ExternalAccount {
   // API.md lists LIGHTNING_ACCOUNT; the contract maps it onto the LIGHTNING shape, whose accountType is LIGHTNING.
@@ -392,7 +405,7 @@ export function createExternalAccount(ctx: SandboxContext, platform: Platform, i
 
   const customerId = input.customerId ?? null;
   if (customerId !== null) {
-    const customer = getCustomer(ctx, platform.id, customerId);
+    const customer = customerNamed(ctx, platform.id, customerId);
     // API.md: China's Bank Transfer is business-to-business only; the paying customer must be a business too.
     if (info.accountType === 'CNY_ACCOUNT' && route.rails?.[0] === 'BANK_TRANSFER' && customer.customerType !== 'BUSINESS') {
       throw invalidInput('The external account is not valid.', [

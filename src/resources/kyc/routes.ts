@@ -1,7 +1,8 @@
-import { invalidInput } from '../../core/errors.js';
+import { ApiError, invalidInput } from '../../core/errors.js';
 import type { AppContext } from '../../server/env.js';
 import { idempotent } from '../../server/idempotency.js';
 import { jsonBody, parseWith, queryOf } from '../../server/validate.js';
+import { readMultipart } from '../../server/multipart.js';
 import type { OperationHandlers } from '../area.js';
 import {
   documentFields,
@@ -48,21 +49,24 @@ async function multipart(c: AppContext): Promise<{ fields: Record<string, string
   if (length > MAX_MULTIPART_BYTES) {
     throw invalidInput('The upload is larger than 10 MB.', [{ field: 'file', constraint: { maxLength: 10 * 1024 * 1024 }, message: 'Upload a file of 10 MB or less.' }]);
   }
-  let body: Record<string, string | File | (string | File)[]>;
-  try {
-    body = await c.req.parseBody();
-  } catch {
-    throw invalidInput('The multipart body could not be read.', [{ field: '(body)', constraint: { format: 'multipart/form-data' }, message: 'Send a well-formed multipart form.' }]);
-  }
-  const fields: Record<string, string> = {};
   let file: UploadedFile | undefined;
-  for (const [key, value] of Object.entries(body)) {
-    const single = Array.isArray(value) ? value[0] : value;
-    if (single instanceof File) {
-      if (key === 'file') file = { name: single.name || 'upload', declaredType: single.type, bytes: new Uint8Array(await single.arrayBuffer()) };
-    } else if (typeof single === 'string') {
-      fields[key] = single;
-    }
+  let fields: Record<string, string>;
+  try {
+    // Read as it streams in (a 10 MB form parsed whole at the end held the event loop 25-67 ms).
+    fields = await readMultipart(
+      c,
+      async (part) => {
+        if (part.name !== 'file' || file) return void part.stream.resume();
+        const chunks: Buffer[] = [];
+        for await (const chunk of part.stream as AsyncIterable<Buffer>) chunks.push(chunk);
+        file = { name: part.filename || 'upload', declaredType: part.mimeType, bytes: new Uint8Array(Buffer.concat(chunks)) };
+      },
+      { files: 4 },
+    );
+  } catch (error) {
+    // A chunked upload past the limit fails its stream with the limit's own answer.
+    if (error instanceof ApiError) throw error;
+    throw invalidInput('The multipart body could not be read.', [{ field: '(body)', constraint: { format: 'multipart/form-data' }, message: 'Send a well-formed multipart form.' }]);
   }
   if (!file && typeof fields.file === 'string') {
     throw invalidInput('The file part must be a file, not a text field.', [{ field: 'file', constraint: { format: 'binary' }, message: 'Attach the document as a file part.' }]);
@@ -107,16 +111,7 @@ export const handlers: OperationHandlers = {
   listVerifications: (c) => c.json(listVerifications(c.get('ctx'), c.get('platform'), queryOf(c, verificationListQuery))),
   getVerification: (c) => c.json(presentVerification(getVerification(c.get('ctx'), c.get('platform'), c.req.param('verificationId')!))),
   createCustomerKycLink: async (c) => {
-    const text = await c.req.text();
-    let body: unknown = {};
-    if (text.trim() !== '') {
-      try {
-        body = JSON.parse(text);
-      } catch {
-        throw invalidInput('The request body is not valid JSON.', [{ field: '(body)', constraint: { format: 'json' }, message: 'Send a JSON object or no body.' }]);
-      }
-    }
-    const input = parseWith(kycLinkCreate, body, 'request body');
+    const input = await jsonBody(c, kycLinkCreate, { optional: true });
     const customerId = c.req.param('customerId')!;
     const origin = originOf(c.req.url);
     return idempotent(c, 'createCustomerKycLink', { customerId, ...input }, () => ({

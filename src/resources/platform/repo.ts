@@ -40,6 +40,7 @@ export class PlatformRepo {
   private readonly updateSettingsStmt;
   private readonly listStmt;
   private readonly updateSecretStmt;
+  private readonly replaceSecretStmt;
 
   constructor(db: Db) {
     this.byClientIdStmt = db.prepare('SELECT * FROM platforms WHERE client_id = ?');
@@ -52,6 +53,7 @@ export class PlatformRepo {
     this.updateSettingsStmt = db.prepare('UPDATE platforms SET settings = ?, updated_at = ? WHERE id = ?');
     this.listStmt = db.prepare('SELECT * FROM platforms ORDER BY id');
     this.updateSecretStmt = db.prepare('UPDATE platforms SET client_secret = ?, updated_at = ? WHERE id = ?');
+    this.replaceSecretStmt = db.prepare('UPDATE platforms SET client_secret = ? WHERE id = ? AND client_secret = ?');
   }
 
   byClientId(clientId: string): PlatformRow | undefined {
@@ -76,6 +78,11 @@ export class PlatformRepo {
 
   updateSecret(id: string, secret: string, updatedAt: string): void {
     this.updateSecretStmt.run(secret, updatedAt, id);
+  }
+
+  /** Replaces a stored secret hash by another form of the same secret, only if it still is `from`; whether it did. */
+  replaceSecret(id: string, from: string, to: string): boolean {
+    return this.replaceSecretStmt.run(to, id, from).changes > 0;
   }
 
   updateSettings(id: string, settings: string, updatedAt: string): void {

@@ -1,8 +1,9 @@
+import { createHash } from 'node:crypto';
 import { perContext } from '../../core/per-context.js';
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { ApiError, ErrorCode, type FieldError, invalidInput } from '../../core/errors.js';
 import { currencies, currencyOf } from '../../core/money.js';
 import type { SandboxContext } from '../../context.js';
+import { hashSecret, hashSecretSync, LEGACY_PREFIX, needsRehash, VerifiedSecrets, verifySecret, verifySecretSync } from '../../crypto/secret-hash.js';
 import { defaultCurrencies, defaultPlatformConfig } from '../../sandbox/default-platform.js';
 import { PlatformRepo, type PlatformRow } from './repo.js';
 import type { PlatformConfigUpdate } from './schemas.js';
@@ -70,13 +71,11 @@ const providerFields = new Map(
   ]),
 );
 
-const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
+/** The stored form of a secret before scrypt: its unsalted SHA-256 (kept only to migrate old databases). */
+const legacyHash = (secret: string) => `${LEGACY_PREFIX}${createHash('sha256').update(secret, 'utf8').digest('hex')}`;
 
-/** How a client secret is stored: its SHA-256, never the secret itself. */
-const SECRET_PREFIX = 'sha256:';
-const storedSecret = (secret: string) => `${SECRET_PREFIX}${digest(secret).toString('hex')}`;
-/** The digest a stored secret holds (a row from before hashing holds the secret itself). */
-const storedDigest = (stored: string) => (stored.startsWith(SECRET_PREFIX) ? Buffer.from(stored.slice(SECRET_PREFIX.length), 'hex') : digest(stored));
+/** A stored secret in the clear (a database from before secrets were hashed at all). */
+const isPlaintext = (stored: string) => !stored.startsWith(LEGACY_PREFIX) && !stored.startsWith('$scrypt$');
 
 const toPlatform = (row: PlatformRow): Platform => ({
   id: row.id,
@@ -92,29 +91,58 @@ const toPlatform = (row: PlatformRow): Platform => ({
 /** Platforms, their credentials and their configuration. */
 export class PlatformService {
   private readonly repo: PlatformRepo;
-  /** Authenticated platforms by client id; cleared by every platform write (reads repopulate it). */
-  private readonly cache = new Map<string, { secretDigest: Buffer; platform: Platform }>();
+  /** Platforms and their stored secret hashes by client id; cleared by every platform write (reads repopulate it). */
+  private readonly cache = new Map<string, { stored: string; platform: Platform }>();
   private readonly byIdCache = new Map<string, Platform>();
+  /** Client credentials verified lately (see VerifiedSecrets): kept across platform writes, since each names the hash it matched. */
+  private readonly verified = new VerifiedSecrets();
 
   constructor(private readonly ctx: SandboxContext) {
     this.repo = new PlatformRepo(ctx.db);
   }
 
-  /**
-   * The platform whose credentials these are, or undefined. The secret is compared in
-   * constant time (over SHA-256 digests, so lengths do not leak either).
-   */
-  authenticate(clientId: string, clientSecret: string): Platform | undefined {
+  private entryOf(clientId: string): { stored: string; platform: Platform } | undefined {
     let entry = this.cache.get(clientId);
     if (!entry) {
       const row = this.repo.byClientId(clientId);
       if (row) {
-        entry = { secretDigest: storedDigest(row.client_secret), platform: toPlatform(row) };
+        entry = { stored: row.client_secret, platform: toPlatform(row) };
         this.cache.set(clientId, entry);
       }
     }
-    const ok = timingSafeEqual(entry ? entry.secretDigest : digest('no-such-platform'), digest(clientSecret));
-    return entry && ok ? entry.platform : undefined;
+    return entry;
+  }
+
+  /**
+   * The platform whose credentials these are, or undefined. The secret is checked against its
+   * salted scrypt hash (in the thread pool, constant-time compare) the first time, then from the
+   * in-memory record of verified credentials, which costs what a SHA-256 costs. An unknown
+   * client id answers undefined at once: the caller tries its other credentials, then spends a
+   * decoy scrypt (see `basicAuth`) so the timing does not tell which ids exist. A hash in an
+   * older form (unsalted SHA-256) is replaced by a scrypt hash on its first successful use.
+   */
+  async authenticate(clientId: string, clientSecret: string): Promise<Platform | undefined> {
+    const entry = this.entryOf(clientId);
+    if (!entry) return undefined;
+    if (this.verified.has(clientId, clientSecret, entry.stored)) return entry.platform;
+    if (!(await verifySecret(clientSecret, entry.stored))) return undefined;
+    let stored = entry.stored;
+    if (needsRehash(stored)) {
+      const upgraded = await hashSecret(clientSecret);
+      // Only over the hash just verified: a secret changed meanwhile is left as it is.
+      if (this.repo.replaceSecret(entry.platform.id, stored, upgraded)) stored = upgraded;
+      this.cache.delete(clientId);
+    }
+    const current = this.entryOf(clientId);
+    // The secret changed while it was verified (a restart with another secret): check again.
+    if (!current || current.stored !== stored) return current ? this.authenticate(clientId, clientSecret) : undefined;
+    this.verified.remember(clientId, clientSecret, stored);
+    return current.platform;
+  }
+
+  /** The platform with this client id (no credential check: for internal lookups and tests). */
+  byClientId(clientId: string): Platform | undefined {
+    return this.entryOf(clientId)?.platform;
   }
 
   byId(id: string): Platform | undefined {
@@ -127,11 +155,14 @@ export class PlatformService {
     return platform;
   }
 
-  /** Hashes any client secret a database from before hashing still holds in clear (startup). */
+  /**
+   * Hashes any client secret a database from before hashing still holds in clear (startup):
+   * as the legacy SHA-256 form, cheap here, replaced by scrypt on the secret's first use.
+   */
   hashStoredSecrets(): void {
     this.ctx.tx(() => {
       for (const row of this.repo.list()) {
-        if (!row.client_secret.startsWith(SECRET_PREFIX)) this.repo.updateSecret(row.id, storedSecret(row.client_secret), row.updated_at);
+        if (isPlaintext(row.client_secret)) this.repo.replaceSecret(row.id, row.client_secret, legacyHash(row.client_secret));
       }
     });
     this.invalidate();
@@ -147,8 +178,18 @@ export class PlatformService {
     return this.repo.list().map(toPlatform);
   }
 
-  /** Creates a platform with the default sandbox configuration; `409 CONFLICT` if the client id is taken. */
-  create(input: NewPlatform): Platform {
+  /**
+   * Creates a platform with the default sandbox configuration; `409 CONFLICT` if the client id is
+   * taken. The secret is hashed (scrypt) in the thread pool first.
+   */
+  async create(input: NewPlatform): Promise<Platform> {
+    const stored = await hashSecret(input.clientSecret);
+    const platform = this.insert(input, stored);
+    this.verified.remember(input.clientId, input.clientSecret, stored);
+    return platform;
+  }
+
+  private insert(input: NewPlatform, stored: string): Platform {
     return this.ctx.tx(() => {
       if (this.repo.byClientId(input.clientId)) {
         throw new ApiError(409, ErrorCode.CONFLICT, `A platform with clientId ${input.clientId} already exists.`);
@@ -159,7 +200,7 @@ export class PlatformService {
       const row: PlatformRow = {
         id: this.ctx.ids.next('Platform'),
         client_id: input.clientId,
-        client_secret: storedSecret(input.clientSecret),
+        client_secret: stored,
         regulated: input.regulated === false ? 0 : 1,
         settings: JSON.stringify({ ...defaultSettings, ...input.settings }),
         config_id: this.ctx.ids.next('PlatformConfig'),
@@ -174,19 +215,29 @@ export class PlatformService {
     });
   }
 
-  /** The platform with these credentials, created with defaults if it does not exist (startup). */
+  /**
+   * The platform with these credentials, created with defaults if it does not exist (startup,
+   * before the server listens: scrypt runs on this thread, about 45 ms).
+   */
   ensure(input: NewPlatform): Platform {
-    return this.ctx.tx(() => {
-      const row = this.repo.byClientId(input.clientId);
-      if (!row) return this.create(input);
-      if (!timingSafeEqual(storedDigest(row.client_secret), digest(input.clientSecret)) || !row.client_secret.startsWith(SECRET_PREFIX)) {
-        // Restarted with a new secret for the same client id (or a database from before secrets
-        // were hashed): the given one is stored, hashed.
-        this.repo.updateSecret(row.id, storedSecret(input.clientSecret), this.ctx.clock.iso());
-        this.invalidate();
-      }
-      return toPlatform(row);
-    });
+    const row = this.repo.byClientId(input.clientId);
+    if (!row) {
+      const stored = hashSecretSync(input.clientSecret);
+      const platform = this.insert(input, stored);
+      this.verified.remember(input.clientId, input.clientSecret, stored);
+      return platform;
+    }
+    let stored = row.client_secret;
+    const matches = isPlaintext(stored) ? stored === input.clientSecret : verifySecretSync(input.clientSecret, stored);
+    if (!matches || needsRehash(stored)) {
+      // Restarted with a new secret for the same client id (which counts as an update), or the
+      // same secret kept in an older form: the given secret is stored, hashed with scrypt.
+      stored = hashSecretSync(input.clientSecret);
+      this.repo.updateSecret(row.id, stored, matches ? row.updated_at : this.ctx.clock.iso());
+      this.invalidate();
+    }
+    this.verified.remember(input.clientId, input.clientSecret, stored);
+    return toPlatform(row);
   }
 
   /** `GET /config`: the contract's PlatformConfig. */

@@ -1,9 +1,10 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
 import type { SandboxContext } from '../../context.js';
+import { notFound } from '../../core/errors.js';
 import { basicAuth } from '../../server/auth.js';
 import type { AppContext, AppEnv } from '../../server/env.js';
-import { jsonBody, parseWith, queryOf } from '../../server/validate.js';
+import { jsonBody, optionalJson, parseWith, queryOf } from '../../server/validate.js';
 import type { OperationHandlers } from '../area.js';
 import {
   authorizationRequest,
@@ -37,8 +38,16 @@ import {
   startTrustChange,
 } from './service.js';
 
-/** The customer an `/sca/*` call runs for: the required `customerId` query parameter. */
-const customerOf = (c: AppContext) => queryOf(c, customerQuery).customerId;
+/**
+ * The customer an `/sca/*` call runs for: the required `customerId` query parameter. Without it,
+ * an operation whose contract declares no 400 (GET and DELETE) answers its 404: no customer.
+ */
+const customerOf = (c: AppContext) => {
+  if (c.req.query('customerId') === undefined && c.get('operation')?.statuses.includes(400) === false) {
+    throw notFound('USER_NOT_FOUND', 'No customer: send the customer this call is for as the customerId query parameter.');
+  }
+  return queryOf(c, customerQuery).customerId;
+};
 const accountOf = (c: AppContext) => c.req.param('externalAccountId')!;
 const originOf = (c: AppContext) => new URL(c.req.url).origin;
 
@@ -128,7 +137,7 @@ export function hostedResetRoutes(_ctx: SandboxContext): Hono<AppEnv> {
   });
   app.post('/hosted/sca-reset/:id/:token', async (c) => {
     const type = c.req.header('Content-Type') ?? '';
-    const raw = type.includes('application/json') ? await c.req.json().catch(() => ({})) : Object.fromEntries(Object.entries(await c.req.parseBody()));
+    const raw = type.includes('application/json') ? ((await optionalJson(c)) ?? {}) : Object.fromEntries(Object.entries(await c.req.parseBody()));
     const { outcome } = parseWith(outcomeBody, raw, 'form');
     const ctx = c.get('ctx');
     const row = ctx.tx(() => {

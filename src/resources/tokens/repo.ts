@@ -1,7 +1,11 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db, Migration } from '../../store/db.js';
 
-/** API tokens: extra HTTP Basic credentials of a platform; only a SHA-256 hash of each secret is kept. */
+/**
+ * API tokens: extra HTTP Basic credentials of a platform; only a hash of each secret is kept
+ * (`secret_hash`: a salted scrypt string; tokens made before it hold their secret's raw SHA-256
+ * digest, replaced on first use).
+ */
 export const tokenMigrations: Migration[] = [
   {
     id: 'tokens-001',
@@ -26,7 +30,7 @@ export interface ApiTokenRow {
   name: string;
   permissions: string;
   client_id: string;
-  secret_hash: Buffer;
+  secret_hash: string | Buffer;
   created_at: string;
   updated_at: string;
 }
@@ -54,6 +58,7 @@ export class ApiTokenRepo {
   private readonly byIdStmt;
   private readonly byClientIdStmt;
   private readonly deleteStmt;
+  private readonly replaceSecretStmt;
   private readonly listStmts = new Map<string, { page: Statement<unknown[]>; count: Statement<unknown[]> }>();
 
   constructor(private readonly db: Db) {
@@ -64,6 +69,7 @@ export class ApiTokenRepo {
     this.byIdStmt = db.prepare('SELECT * FROM api_tokens WHERE platform_id = ? AND id = ?');
     this.byClientIdStmt = db.prepare('SELECT * FROM api_tokens WHERE client_id = ?');
     this.deleteStmt = db.prepare('DELETE FROM api_tokens WHERE platform_id = ? AND id = ?');
+    this.replaceSecretStmt = db.prepare('UPDATE api_tokens SET secret_hash = ? WHERE id = ? AND secret_hash = ?');
   }
 
   insert(row: ApiTokenRow): void {
@@ -76,6 +82,11 @@ export class ApiTokenRepo {
 
   byClientId(clientId: string): ApiTokenRow | undefined {
     return this.byClientIdStmt.get(clientId) as ApiTokenRow | undefined;
+  }
+
+  /** Replaces a token's secret hash by another form of the same secret, only if it still is `from`; whether it did. */
+  replaceSecretHash(id: string, from: string | Buffer, to: string): boolean {
+    return this.replaceSecretStmt.run(to, id, from).changes > 0;
   }
 
   /** Deletes a token; false if it was not there. */

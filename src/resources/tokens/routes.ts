@@ -7,7 +7,7 @@ import { createToken, deleteToken, getToken, listTokens } from './service.js';
 export const handlers: OperationHandlers = {
   createToken: async (c) => {
     const request = await jsonBody(c, apiTokenCreateRequest);
-    return c.json(createToken(c.get('ctx'), c.get('platform'), request, c.get('tokenPermissions')), 201);
+    return c.json(await createToken(c.get('ctx'), c.get('platform'), request, c.get('tokenPermissions')), 201);
   },
   listTokens: (c) => c.json(listTokens(c.get('ctx'), c.get('platform'), queryOf(c, tokensQuery))),
   getTokenById: (c) => c.json(getToken(c.get('ctx'), c.get('platform'), c.req.param('tokenId')!)),

@@ -1,8 +1,9 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { ApiError, ErrorCode, notFound } from '../../core/errors.js';
 import { paginate, type Page } from '../../core/pagination.js';
 import { perContext } from '../../core/per-context.js';
 import type { SandboxContext } from '../../context.js';
+import { hashSecret, needsRehash, VerifiedSecrets, verifySecret } from '../../crypto/secret-hash.js';
 import type { Platform } from '../platform/index.js';
 import { requiredPermission } from './permissions.js';
 import { ApiTokenRepo, type ApiTokenRow, type TokenFilters } from './repo.js';
@@ -19,11 +20,9 @@ export interface ApiTokenView {
   updatedAt: string;
 }
 
-// SHA-256 suffices: the secret is 32 random bytes, so there is nothing to brute-force.
-const hashOf = (secret: string): Buffer => createHash('sha256').update(secret, 'utf8').digest();
-const NO_TOKEN_HASH = hashOf('no-such-token');
-
 const repoOf = perContext((ctx: SandboxContext) => new ApiTokenRepo(ctx.db));
+/** Token credentials verified lately, per sandbox (see VerifiedSecrets). */
+const verifiedOf = perContext((_ctx: SandboxContext) => new VerifiedSecrets());
 
 const present = (row: ApiTokenRow): ApiTokenView => ({
   id: row.id,
@@ -35,7 +34,7 @@ const present = (row: ApiTokenRow): ApiTokenView => ({
 });
 
 /** `POST /tokens`: a new token; the answer carries the client secret, which is never shown again. */
-export function createToken(ctx: SandboxContext, platform: Platform, request: ApiTokenCreateRequest, callerPermissions?: readonly Permission[]): ApiTokenView {
+export async function createToken(ctx: SandboxContext, platform: Platform, request: ApiTokenCreateRequest, callerPermissions?: readonly Permission[]): Promise<ApiTokenView> {
   // A token may mint tokens (MANAGE) but not with more than it holds itself: no way from a MANAGE-only token to TRANSACT.
   const beyond = callerPermissions ? [...new Set(request.permissions)].filter((p) => !callerPermissions.includes(p as Permission)) : [];
   if (beyond.length > 0) {
@@ -43,21 +42,24 @@ export function createToken(ctx: SandboxContext, platform: Platform, request: Ap
       permissions: beyond,
     });
   }
-  const now = ctx.clock.iso();
-  const id = ctx.ids.next('Token');
   // A secret must be unpredictable, so it comes from the CSPRNG rather than the injected id source.
   const clientSecret = randomBytes(32).toString('hex');
+  // Stored as every client secret is (salted scrypt), although 256 random bits leave nothing to guess.
+  const secretHash = await hashSecret(clientSecret);
+  const now = ctx.clock.iso();
+  const id = ctx.ids.next('Token');
   const row: ApiTokenRow = {
     id,
     platform_id: platform.id,
     name: request.name,
     permissions: JSON.stringify([...new Set(request.permissions)]),
     client_id: id.slice(id.indexOf(':') + 1).replaceAll('-', ''),
-    secret_hash: hashOf(clientSecret),
+    secret_hash: secretHash,
     created_at: now,
     updated_at: now,
   };
   ctx.tx(() => repoOf(ctx).insert(row));
+  verifiedOf(ctx).remember(row.client_id, clientSecret, secretHash);
   return { ...present(row), clientSecret };
 }
 
@@ -97,20 +99,36 @@ export function deleteToken(ctx: SandboxContext, platform: Platform, tokenId: st
 
 /**
  * HTTP Basic with an API token (`<token clientId>:<clientSecret>`): the token's platform and
- * permissions, or undefined if these are not a live token's credentials. The secret's hash is compared in
- * constant time. A valid token without the permission the request needs is `403 FORBIDDEN`.
- * Read from the database on every request (no cache), so a deleted token fails at once.
+ * permissions, or undefined if these are not a live token's credentials. The secret is checked
+ * against its salted scrypt hash (constant-time compare, in the thread pool) the first time,
+ * then from the in-memory record of verified credentials; a token from before (an unsalted
+ * SHA-256) is re-hashed on its first successful use. The row is read on every request (no cache
+ * of the token itself), so a deleted token fails at once. A valid token without the permission
+ * the request needs is `403 FORBIDDEN`.
  */
-export function authenticateApiToken(
+export async function authenticateApiToken(
   ctx: SandboxContext,
   clientId: string,
   clientSecret: string,
   request: { method: string; path: string },
   platformById: (id: string) => Platform | undefined,
-): { platform: Platform; permissions: readonly Permission[] } | undefined {
-  const row = repoOf(ctx).byClientId(clientId);
-  const ok = timingSafeEqual(row ? row.secret_hash : NO_TOKEN_HASH, hashOf(clientSecret));
-  if (!row || !ok) return undefined;
+): Promise<{ platform: Platform; permissions: readonly Permission[] } | undefined> {
+  const repo = repoOf(ctx);
+  let row = repo.byClientId(clientId);
+  if (!row) return undefined;
+  const verified = verifiedOf(ctx);
+  let stored = storedForm(row.secret_hash);
+  if (!verified.has(clientId, clientSecret, stored)) {
+    if (!(await verifySecret(clientSecret, row.secret_hash))) return undefined;
+    if (needsRehash(row.secret_hash)) {
+      const upgraded = await hashSecret(clientSecret);
+      if (repo.replaceSecretHash(row.id, row.secret_hash, upgraded)) stored = upgraded;
+    }
+    // Read again after the awaits: the token may have been deleted (or re-hashed) meanwhile.
+    row = repo.byClientId(clientId);
+    if (!row || storedForm(row.secret_hash) !== stored) return undefined;
+    verified.remember(clientId, clientSecret, stored);
+  }
   const platform = platformById(row.platform_id);
   if (!platform) return undefined;
   const needed = requiredPermission(request.method, request.path);
@@ -123,3 +141,10 @@ export function authenticateApiToken(
   return { platform, permissions: granted };
 }
 
+/** Whether an API token has this client id (a 401 for an unknown id spends a decoy scrypt). */
+export function apiTokenExists(ctx: SandboxContext, clientId: string): boolean {
+  return repoOf(ctx).byClientId(clientId) !== undefined;
+}
+
+/** A stored secret hash as a string: the scrypt string, or a legacy raw SHA-256 digest as hex. */
+const storedForm = (hash: string | Buffer): string => (typeof hash === 'string' ? hash : `sha256-raw:${hash.toString('hex')}`);
