@@ -109,7 +109,7 @@ const ALLOWED_400: Allowed400[] = [
     why: 'the example expiresAt (2025-09-01) is in the past',
   },
   // The example's credentials (`provider_client_123`) are placeholders: the sandbox's provider
-  // verifies them and exposes the one account they derive (src/sandbox/stablecoin-rules.ts), not
+  // verifies them and exposes the one account they derive (src/rules/stablecoin-rules.ts), not
   // the example's Brale account id `2VcUIonJeVQzFoBuC7LdFT0dRe4`, as Brale would refuse credentials
   // that do not reach the account named. Resent without providerAccountId (optional: the
   // credentials' only account is linked), the example is accepted.

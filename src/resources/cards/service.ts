@@ -13,7 +13,7 @@ import {
   staticPasswordCurrencies,
   suffixOf,
   type DecisionRule,
-} from '../../sandbox/card-rules.js';
+} from '../../rules/card-rules.js';
 import { getCustomer, type CustomerRecord } from '../customers/index.js';
 import { internalAccountRepo, type InternalAccountRow } from '../internal-accounts/index.js';
 import { bucketOf, ledgerBalance, move, worldAccount } from '../ledger/index.js';

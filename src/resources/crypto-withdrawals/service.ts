@@ -3,7 +3,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { bech32, bech32m, createBase58check } from '@scure/base';
 import { ApiError, invalidInput } from '../../core/errors.js';
 import type { SandboxContext } from '../../context.js';
-import { networkFees, type NetworkFeeRow } from '../../sandbox/crypto-withdrawal-fees.js';
+import { networkFees, type NetworkFeeRow } from '../../rules/crypto-withdrawal-fees.js';
 import {
   bolt11Problem,
   bolt12Problem,

@@ -8,7 +8,7 @@ import {
   individualDefaultStatus,
   individualStatusAtCreation,
   suffixOf,
-} from '../../sandbox/kyc-rules.js';
+} from '../../rules/kyc-rules.js';
 import { closeCustomerAccounts, provisionCustomerAccounts } from '../internal-accounts/index.js';
 import type { Platform } from '../platform/index.js';
 import { CustomerRepo, type CustomerFilter, type CustomerRow } from './repo.js';

@@ -13,7 +13,7 @@ import {
   ownerDefaultStatus,
   ownerStatusAtVerification,
   suffixOf,
-} from '../../sandbox/kyc-rules.js';
+} from '../../rules/kyc-rules.js';
 import { EU_COUNTRIES, getCustomer, setCustomerStatus, type CustomerRecord, type KycStatus } from '../customers/index.js';
 import { platformService, type Platform } from '../platform/index.js';
 import { KycRepo, type DocumentRow, type OwnerRow, type VerificationRow } from './repo.js';

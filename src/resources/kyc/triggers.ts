@@ -2,7 +2,7 @@ import { ApiError, ErrorCode } from '../../core/errors.js';
 import type { SandboxContext } from '../../context.js';
 import type { OutboxEvent } from '../../events/outbox.js';
 import { registerTriggerProducer, type TriggerRequest } from '../../events/triggers.js';
-import { END_USER_TERMS } from '../../sandbox/kyc-rules.js';
+import { END_USER_TERMS } from '../../rules/kyc-rules.js';
 import {
   createCustomer,
   customerCreate,

@@ -14,7 +14,7 @@ import {
   scaTimings,
   STEP_UP_EVENT,
   TOTP_ISSUER,
-} from '../../sandbox/sca-rules.js';
+} from '../../rules/sca-rules.js';
 import { EU_COUNTRIES, enrollVerifiedPhone, getCustomer, type CustomerRecord } from '../customers/index.js';
 import { getExternalAccount } from '../external-accounts/index.js';
 import type { Platform } from '../platform/index.js';
@@ -47,7 +47,7 @@ function randomBytes(ctx: SandboxContext, length: number): Uint8Array {
 
 // ---------------------------------------------------------------- scope and factors
 
-/** Whether SCA applies to a customer: its `region` is an EU/EEA country (src/sandbox/sca-rules.ts). */
+/** Whether SCA applies to a customer: its `region` is an EU/EEA country (src/rules/sca-rules.ts). */
 export function isScaCustomer(customer: CustomerRecord): boolean {
   return customer.region !== undefined && SCA_REGIONS.has(customer.region);
 }

@@ -14,7 +14,7 @@ import {
   providerCredentialOutcome,
   providerUnavailable,
   settlementDelaySeconds,
-} from '../../sandbox/stablecoin-rules.js';
+} from '../../rules/stablecoin-rules.js';
 import { getExternalAccountFor } from '../external-accounts/index.js';
 import { internalAccountRepo } from '../internal-accounts/index.js';
 import { bucketOf, ledgerBalance, move, worldAccount } from '../ledger/index.js';
@@ -66,7 +66,7 @@ const sha256 = (value: string) => createHash('sha256').update(value, 'utf8').dig
 
 /**
  * `POST /stablecoin-provider-accounts`: verifies the provider credentials (sandbox rules in
- * src/sandbox/stablecoin-rules.ts) and links the provider account. The sandbox keeps only a
+ * src/rules/stablecoin-rules.ts) and links the provider account. The sandbox keeps only a
  * SHA-256 of the provider secret (the service stores it encrypted to call the provider; the
  * sandbox never calls out).
  */

@@ -1,7 +1,7 @@
 import { ApiError, ErrorCode } from '../../core/errors.js';
 import type { SandboxContext } from '../../context.js';
 import { parseStamp, StampError, verifyStamp } from '../../crypto/stamp.js';
-import { walletRules } from '../../sandbox/wallet-rules.js';
+import { walletRules } from '../../rules/wallet-rules.js';
 import type { AppContext } from '../../server/env.js';
 import type { Platform } from '../platform/index.js';
 import { WalletAuthRepo, type RequestRow, type SessionRow } from './repo.js';
