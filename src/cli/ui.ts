@@ -74,7 +74,7 @@ export function logPane(limit = 200): { logger: Logger; source: { lines(): reado
  */
 export async function loadFixturesAtStart(sandbox: RunningSandbox, file: string): Promise<void> {
   const [{ applyFixtures, parseFixtureText }, { createApp }, { areas }] = await Promise.all([
-    import('../sandbox/fixtures.js'),
+    import('../control/fixtures.js'),
     import('../server/app.js'),
     import('../resources/registry.js'),
   ]);

@@ -6,8 +6,8 @@ import { collectingWarnings, MAX_WARNINGS_SHOWN, WARNING_HEADER, warningHeader, 
 import type { SandboxContext } from '../context.js';
 import { CONTRACT_VERSION, operations, toHonoPath, type ContractOperation } from '../generated/operations.js';
 import type { Area } from '../resources/area.js';
-import { controlPlane } from '../sandbox/routes.js';
-import { changeNotifier } from '../sandbox/changes.js';
+import { controlPlane } from '../control/routes.js';
+import { changeNotifier } from '../control/changes.js';
 import { authenticationFor } from './auth.js';
 import { bodyLimits } from './body-limits.js';
 import { faultGate } from './faults.js';
