@@ -1,11 +1,11 @@
 import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { createContext, type SandboxContext } from './context.js';
+import { createContext, type SandboxContext } from './store/context.js';
 import { allMigrations, areas } from './resources/registry.js';
 import { platformService, type Platform } from './resources/platform/index.js';
 import { createApp } from './server/app.js';
-import { createLogger, silentLogger, type LogFormat, type Logger } from './server/logger.js';
+import { createLogger, silentLogger, type LogFormat, type Logger } from './core/logger.js';
 import { stopWebhookDelivery } from './events/index.js';
 import { platformConfigUpdate } from './resources/platform/schemas.js';
 import { DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET } from './client/index.js';

@@ -51,7 +51,7 @@ export function registerExecCommand(program: Command): void {
     const options = startOptionsOf(opts, true);
     const [{ ListenError, SandboxOptionError, startSandbox }, { createLogger, silentLogger }, { StoreOpenError }, { watchParent }] = await Promise.all([
       import('../index.js'),
-      import('../server/logger.js'),
+      import('../core/logger.js'),
       import('../store/db.js'),
       import('./start.js'),
     ]);

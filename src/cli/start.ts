@@ -2,7 +2,7 @@ import chalk from 'chalk';
 import { ListenError, SandboxOptionError, startSandbox, type RunningSandbox } from '../index.js';
 import { webhookPublicKey } from '../events/index.js';
 import { platformService } from '../resources/platform/index.js';
-import { createLogger, silentLogger, type LogFormat } from '../server/logger.js';
+import { createLogger, silentLogger, type LogFormat } from '../core/logger.js';
 import { StoreOpenError } from '../store/db.js';
 import { CliError } from './client.js';
 import { linkHolds, runnerChain } from './process-tree.js';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { Option, type Command } from 'commander';
 import type { RunningSandbox } from '../index.js';
-import { createLogger, type Logger } from '../server/logger.js';
+import { createLogger, type Logger } from '../core/logger.js';
 import { CliError, clientOptions, withClientOptions } from './client.js';
 
 /** What `start --ui` / `start --fixtures <file>` asked for (read by start.ts). */

@@ -1,5 +1,5 @@
 import { load as parseYaml } from 'js-yaml';
-import type { SandboxContext } from '../context.js';
+import type { SandboxContext } from '../store/context.js';
 import { platformService } from '../resources/platform/index.js';
 import { FIXTURE_HEADER, requestsStarted } from './changes.js';
 

@@ -1,4 +1,4 @@
-import type { SandboxContext } from '../context.js';
+import type { SandboxContext } from '../store/context.js';
 import type { Area } from '../resources/area.js';
 import type { Platform } from '../resources/platform/index.js';
 

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
 import { notFound } from '../core/errors.js';
-import type { SandboxContext } from '../context.js';
+import type { SandboxContext } from '../store/context.js';
 import type { Area } from '../resources/area.js';
 import { platformService } from '../resources/platform/index.js';
 import { webhookControlRoutes } from '../resources/webhooks/index.js';

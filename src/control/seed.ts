@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import type { SandboxContext } from '../context.js';
+import type { SandboxContext } from '../store/context.js';
 import { accountsOfCustomer } from '../resources/internal-accounts/index.js';
 import { createCustomer } from '../resources/customers/index.js';
 import type { Platform } from '../resources/platform/index.js';

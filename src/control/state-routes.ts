@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import type { SandboxContext } from '../context.js';
+import type { SandboxContext } from '../store/context.js';
 import { ApiError, ErrorCode } from '../core/errors.js';
 import type { Area } from '../resources/area.js';
 import { parseBasic } from '../server/auth.js';

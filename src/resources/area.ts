@@ -1,5 +1,5 @@
 import type { Hono } from 'hono';
-import type { SandboxContext } from '../context.js';
+import type { SandboxContext } from '../store/context.js';
 import type { Migration } from '../store/db.js';
 import type { AppEnv, OperationHandler } from '../server/env.js';
 import type { Platform } from './platform/index.js';

@@ -1,4 +1,4 @@
-import { outboxMigrations } from '../events/outbox.js';
+import { outboxMigrations } from '../store/outbox.js';
 import type { Migration } from '../store/db.js';
 import { idempotencyMigrations } from '../store/idempotency.js';
 import { jobMigrations } from '../store/jobs.js';

@@ -3,7 +3,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { HTTPException } from 'hono/http-exception';
 import { ApiError, ErrorCode, retryHint } from '../core/errors.js';
 import { collectingWarnings, MAX_WARNINGS_SHOWN, WARNING_HEADER, warningHeader, warnUnknownParameters } from '../core/warnings.js';
-import type { SandboxContext } from '../context.js';
+import type { SandboxContext } from '../store/context.js';
 import { CONTRACT_VERSION, operations, toHonoPath, type ContractOperation } from '../generated/operations.js';
 import type { Area } from '../resources/area.js';
 import { controlPlane } from '../control/routes.js';

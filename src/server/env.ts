@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import type { SandboxContext } from '../context.js';
+import type { SandboxContext } from '../store/context.js';
 import type { Platform } from '../resources/platform/index.js';
 import type { AgentPrincipal } from '../resources/agents/index.js';
 import type { Permission } from '../resources/tokens/schemas.js';

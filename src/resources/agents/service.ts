@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { perContext } from '../../core/per-context.js';
 import { ApiError, ErrorCode, notFound } from '../../core/errors.js';
 import { paginate, type Page } from '../../core/pagination.js';
-import type { SandboxContext } from '../../context.js';
+import type { SandboxContext } from '../../store/context.js';
 import { getCustomer } from '../customers/index.js';
 import {
   createExternalAccount,

@@ -3,7 +3,7 @@ import { ApiError, ErrorCode, invalidInput, notFound } from '../../core/errors.j
 import { currencyOf, type Currency } from '../../core/money.js';
 import { decodeCursor, encodeCursor } from '../../core/pagination.js';
 import { perContext } from '../../core/per-context.js';
-import type { SandboxContext } from '../../context.js';
+import type { SandboxContext } from '../../store/context.js';
 import {
   cardEligibleCurrencies,
   decisionOf,

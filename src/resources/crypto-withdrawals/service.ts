@@ -2,7 +2,7 @@ import { sandboxWarning } from '../../core/warnings.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bech32, bech32m, createBase58check } from '@scure/base';
 import { ApiError, invalidInput } from '../../core/errors.js';
-import type { SandboxContext } from '../../context.js';
+import type { SandboxContext } from '../../store/context.js';
 import { networkFees, type NetworkFeeRow } from '../../rules/crypto-withdrawal-fees.js';
 import {
   bolt11Problem,

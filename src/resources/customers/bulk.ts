@@ -1,6 +1,6 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { parse } from 'csv-parse';
-import type { SandboxContext } from '../../context.js';
+import type { SandboxContext } from '../../store/context.js';
 import { ApiError, notFound } from '../../core/errors.js';
 import { BULK_IMPORT_ROWS_PER_TICK, BULK_IMPORT_TICK_SECONDS } from '../../rules/kyc-rules.js';
 import { checkStrings, parseWith } from '../../server/validate.js';

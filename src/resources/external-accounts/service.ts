@@ -2,7 +2,7 @@ import { perContext } from '../../core/per-context.js';
 import { ApiError, ErrorCode, type FieldError, invalidInput, notFound } from '../../core/errors.js';
 import { paginate, type Page } from '../../core/pagination.js';
 import { sandboxWarning, warnIgnoredFields } from '../../core/warnings.js';
-import type { SandboxContext } from '../../context.js';
+import type { SandboxContext } from '../../store/context.js';
 import type { OutboxEvent } from '../../events/index.js';
 import { beneficiaryOutcomeOf } from '../../rules/external-account-rules.js';
 import { corridorOf, institutionOf, swiftBlockReason, swiftCurrencies, type Rail } from '../../rules/rails.js';

@@ -1,6 +1,6 @@
 import { perContext } from '../../core/per-context.js';
 import { createHash } from 'node:crypto';
-import type { SandboxContext } from '../../context.js';
+import type { SandboxContext } from '../../store/context.js';
 import { currencyOf, type Currency } from '../../core/money.js';
 import { paginate, type Page } from '../../core/pagination.js';
 import { accountBalances } from '../ledger/index.js';

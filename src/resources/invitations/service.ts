@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { ApiError, ErrorCode, invalidInput, notFound } from '../../core/errors.js';
 import { currencyOf, type Currency } from '../../core/money.js';
 import { perContext } from '../../core/per-context.js';
-import type { SandboxContext } from '../../context.js';
+import type { SandboxContext } from '../../store/context.js';
 import { findCustomerByUmaAddress } from '../customers/index.js';
 import type { Platform } from '../platform/index.js';
 import { parseUmaAddress } from '../uma/index.js';

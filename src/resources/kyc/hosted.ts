@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { html } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
 import * as z from 'zod';
-import type { SandboxContext } from '../../context.js';
+import type { SandboxContext } from '../../store/context.js';
 import { ApiError } from '../../core/errors.js';
 import { basicAuth } from '../../server/auth.js';
 import type { AppEnv } from '../../server/env.js';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { SandboxContext } from '../../context.js';
+import type { SandboxContext } from '../../store/context.js';
 import { ApiError, ErrorCode } from '../../core/errors.js';
 import { KYC_LINK_TTL_SECONDS, KYC_SESSION_TTL_SECONDS } from '../../rules/kyc-rules.js';
 import { getCustomer } from '../customers/index.js';

@@ -1,6 +1,6 @@
 import { ApiError } from '../../core/errors.js';
 import { currencyOf, type Currency } from '../../core/money.js';
-import type { SandboxContext } from '../../context.js';
+import type { SandboxContext } from '../../store/context.js';
 import { corridors } from '../../rules/rails.js';
 import { isPegged, midRate, RATE_WINDOW_MS, SPREAD } from '../../rules/rates.js';
 import { SERVICE_VARIABLE_FEE_BPS, serviceFixedFeeByCurrency } from '../../rules/quote-rules.js';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { perContext } from '../../core/per-context.js';
 import { ApiError, ErrorCode } from '../../core/errors.js';
-import type { SandboxContext } from '../../context.js';
+import type { SandboxContext } from '../../store/context.js';
 import { parseTotpSecret, totpSecretOf, totpUri, verifyTotp } from '../../crypto/totp.js';
 import { verifyAssertion, verifyRegistration, WebAuthnError } from '../../crypto/webauthn.js';
 import {

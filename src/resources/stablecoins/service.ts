@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { ApiError, ErrorCode, invalidInput, notFound } from '../../core/errors.js';
 import { decodeCursor, paginate, type Page } from '../../core/pagination.js';
 import { perContext } from '../../core/per-context.js';
-import type { SandboxContext } from '../../context.js';
+import type { SandboxContext } from '../../store/context.js';
 import {
   FUNDING_WINDOW_SECONDS,
   STABLECOIN_BASE_CURRENCY,

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { ApiError, ErrorCode, notFound } from '../../core/errors.js';
 import { paginate, type Page } from '../../core/pagination.js';
 import { perContext } from '../../core/per-context.js';
-import type { SandboxContext } from '../../context.js';
+import type { SandboxContext } from '../../store/context.js';
 import { hashSecret, needsRehash, VerifiedSecrets, verifySecret } from '../../crypto/secret-hash.js';
 import type { Platform } from '../platform/index.js';
 import { requiredPermission } from './permissions.js';

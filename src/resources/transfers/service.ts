@@ -1,6 +1,6 @@
 import { ApiError, ErrorCode, notFound } from '../../core/errors.js';
 import { currencyOf, type Currency } from '../../core/money.js';
-import type { SandboxContext } from '../../context.js';
+import type { SandboxContext } from '../../store/context.js';
 import { TRANSFER_IN_DEFAULT_AMOUNT, transferOutcomeOf, type TransferOutcome } from '../../rules/transfer-rules.js';
 import { assertCustomerCanMoveMoney } from '../customers/index.js';
 import { getExternalAccountFor, primaryIdentifierSuffix, type ExternalAccount } from '../external-accounts/index.js';

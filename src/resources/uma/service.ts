@@ -1,7 +1,7 @@
 import { perContext } from '../../core/per-context.js';
 import { ApiError, invalidInput, notFound } from '../../core/errors.js';
 import { decodeCursor, paginate, type Page } from '../../core/pagination.js';
-import type { SandboxContext } from '../../context.js';
+import type { SandboxContext } from '../../store/context.js';
 import { umaProviders, type UmaProviderRow } from '../../rules/uma-providers.js';
 import { umaTestAddressOf, type UmaBehaviour } from '../../rules/uma-addresses.js';
 import { assertCustomerCanMoveMoney, findCustomerByUmaAddress, getCustomer, type CustomerRecord } from '../customers/index.js';

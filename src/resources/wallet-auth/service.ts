@@ -2,7 +2,7 @@ import { createHash, sign, type KeyObject } from 'node:crypto';
 import { entropyToMnemonic } from '@scure/bip39';
 import { wordlist as english } from '@scure/bip39/wordlists/english.js';
 import { ApiError, ErrorCode, invalidInput, notFound } from '../../core/errors.js';
-import type { SandboxContext } from '../../context.js';
+import type { SandboxContext } from '../../store/context.js';
 import { signBundle } from '../../crypto/bundle.js';
 import { HpkeError, hpkeOpen, hpkeSeal, sealSessionSigningKey } from '../../crypto/hpke.js';
 import { BoundedCache } from '../../core/bounded-cache.js';

@@ -1,5 +1,5 @@
 import { ApiError, ErrorCode } from '../../core/errors.js';
-import type { SandboxContext } from '../../context.js';
+import type { SandboxContext } from '../../store/context.js';
 import { parseStamp, StampError, verifyStamp } from '../../crypto/stamp.js';
 import { walletRules } from '../../rules/wallet-rules.js';
 import type { AppContext } from '../../server/env.js';

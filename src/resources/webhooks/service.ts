@@ -1,6 +1,6 @@
 import { ApiError, ErrorCode, notFound } from '../../core/errors.js';
 import { paginate, type Page } from '../../core/pagination.js';
-import type { SandboxContext } from '../../context.js';
+import type { SandboxContext } from '../../store/context.js';
 import {
   WEBHOOK_TYPES,
   triggerProducerOf,
