@@ -3,11 +3,11 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { createContext, type SandboxContext } from './store/context.js';
 import { allMigrations, areas } from './resources/registry.js';
-import { platformService, type Platform } from './resources/platform/index.js';
+import { platformService, type Platform } from './tenancy/index.js';
 import { createApp } from './server/app.js';
 import { createLogger, silentLogger, type LogFormat, type Logger } from './core/logger.js';
 import { stopWebhookDelivery } from './events/index.js';
-import { platformConfigUpdate } from './resources/platform/schemas.js';
+import { platformConfigUpdate } from './tenancy/index.js';
 import { DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET } from './client/index.js';
 import { sandboxHelpers, type SandboxHelpers } from './client/helpers.js';
 

@@ -1,7 +1,7 @@
 import chalk from 'chalk';
 import { ListenError, SandboxOptionError, startSandbox, type RunningSandbox } from '../index.js';
 import { webhookPublicKey } from '../events/index.js';
-import { platformService } from '../resources/platform/index.js';
+import { platformService } from '../tenancy/index.js';
 import { createLogger, silentLogger, type LogFormat } from '../core/logger.js';
 import { StoreOpenError } from '../store/db.js';
 import { CliError } from './client.js';

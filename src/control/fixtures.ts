@@ -1,6 +1,6 @@
 import { load as parseYaml } from 'js-yaml';
 import type { SandboxContext } from '../store/context.js';
-import { platformService } from '../resources/platform/index.js';
+import { platformService } from '../tenancy/index.js';
 import { FIXTURE_HEADER, requestsStarted } from './changes.js';
 
 /**

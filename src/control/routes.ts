@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { notFound } from '../core/errors.js';
 import type { SandboxContext } from '../store/context.js';
 import type { Area } from '../resources/area.js';
-import { platformService } from '../resources/platform/index.js';
+import { platformService } from '../tenancy/index.js';
 import { webhookControlRoutes } from '../resources/webhooks/index.js';
 import { operations } from '../generated/operations.js';
 import { cardControlRoutes } from '../resources/cards/index.js';

@@ -2,7 +2,7 @@ import type { Hono } from 'hono';
 import type { SandboxContext } from '../store/context.js';
 import type { Migration } from '../store/db.js';
 import type { AppEnv, OperationHandler } from '../server/env.js';
-import type { Platform } from './platform/index.js';
+import type { Platform } from '../tenancy/index.js';
 
 /** Handlers keyed by the contract's operationId. */
 export type OperationHandlers = Record<string, OperationHandler>;

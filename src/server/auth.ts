@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import { ApiError, ErrorCode } from '../core/errors.js';
-import { platformService } from '../resources/platform/index.js';
+import { platformService } from '../tenancy/index.js';
 import { agentBearerAuth } from '../resources/agents/index.js';
 import type { ContractOperation } from '../generated/operations.js';
 import { apiTokenExists, authenticateApiToken } from '../resources/tokens/index.js';

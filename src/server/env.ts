@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import type { SandboxContext } from '../store/context.js';
-import type { Platform } from '../resources/platform/index.js';
+import type { Platform } from '../tenancy/index.js';
 import type { AgentPrincipal } from '../resources/agents/index.js';
 import type { Permission } from '../resources/tokens/schemas.js';
 import type { ContractOperation } from '../generated/operations.js';

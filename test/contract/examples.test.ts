@@ -6,7 +6,7 @@ import { areas } from '../../src/resources/registry.js';
 import { coverageOf } from '../../src/server/app.js';
 import type { ContractOperation } from '../../src/generated/operations.js';
 import { internalAccountRepo } from '../../src/resources/internal-accounts/index.js';
-import { platformService } from '../../src/resources/platform/index.js';
+import { platformService } from '../../src/tenancy/index.js';
 import { extraUsdAccount } from '../resources/cards-helpers.js';
 import { emailOtpLogin, signed } from '../helpers/wallet-client.js';
 import { individual, unique, useSandbox, type Api } from '../helpers/sandbox.js';

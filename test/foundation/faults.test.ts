@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { platformService } from '../../src/resources/platform/index.js';
+import { platformService } from '../../src/tenancy/index.js';
 import { individual, useSandbox, type Api } from '../helpers/sandbox.js';
 
 const s = useSandbox();

@@ -15,7 +15,7 @@ import type { AppEnv } from '../../src/server/env.js';
 import { idempotent } from '../../src/server/idempotency.js';
 import { silentLogger } from '../../src/core/logger.js';
 import { queryOf } from '../../src/server/validate.js';
-import { platformService } from '../../src/resources/platform/index.js';
+import { platformService } from '../../src/tenancy/index.js';
 import { Api } from '../helpers/sandbox.js';
 
 /**

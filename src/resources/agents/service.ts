@@ -12,7 +12,7 @@ import {
   type ExternalAccount,
 } from '../external-accounts/index.js';
 import { accountsOfCustomer, balancesOf, presentInternalAccount, type InternalAccountRow } from '../internal-accounts/index.js';
-import { platformService, type Platform } from '../platform/index.js';
+import { platformService, type Platform } from '../../tenancy/index.js';
 import { createQuote, executeQuote, getQuote, type QuoteRequest } from '../quotes/index.js';
 import { appliedRate, currencyInfo } from '../rates/index.js';
 import { getTransaction, listTransactions, type TransactionBody } from '../transactions/index.js';

@@ -17,7 +17,7 @@ import {
 import { getCustomer, type CustomerRecord } from '../customers/index.js';
 import { internalAccountRepo, type InternalAccountRow } from '../internal-accounts/index.js';
 import { bucketOf, ledgerBalance, move, worldAccount } from '../ledger/index.js';
-import type { Platform } from '../platform/index.js';
+import type { Platform } from '../../tenancy/index.js';
 import { recordTransaction, updateTransaction } from '../transactions/index.js';
 import { fundingSourceGuards } from './guards.js';
 import { CardRepo, type CardFilter, type CardRow, type CardTransactionRow, type SimulationRow } from './repo.js';

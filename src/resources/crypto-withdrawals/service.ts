@@ -12,7 +12,7 @@ import {
   solanaAddressProblem,
   sparkAddressProblem,
 } from '../external-accounts/index.js';
-import type { Platform } from '../platform/index.js';
+import type { Platform } from '../../tenancy/index.js';
 import { appliedRate, currencyInfo } from '../rates/index.js';
 import { checkAmount, internalAccountOf } from '../transfers/index.js';
 import type { EstimateWithdrawalFeeRequest } from './schemas.js';

@@ -4,7 +4,7 @@ import type { SandboxContext } from '../../store/context.js';
 import { ApiError, notFound } from '../../core/errors.js';
 import { BULK_IMPORT_ROWS_PER_TICK, BULK_IMPORT_TICK_SECONDS } from '../../rules/kyc-rules.js';
 import { checkStrings, parseWith } from '../../server/validate.js';
-import { platformService, type Platform } from '../platform/index.js';
+import { platformService, type Platform } from '../../tenancy/index.js';
 import { ImportJobRepo, type ImportJobRow } from './repo.js';
 import { customerCreate } from './schemas.js';
 import { createCustomer } from './service.js';

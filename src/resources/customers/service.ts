@@ -10,7 +10,7 @@ import {
   suffixOf,
 } from '../../rules/kyc-rules.js';
 import { closeCustomerAccounts, provisionCustomerAccounts } from '../internal-accounts/index.js';
-import type { Platform } from '../platform/index.js';
+import type { Platform } from '../../tenancy/index.js';
 import { CustomerRepo, type CustomerFilter, type CustomerRow } from './repo.js';
 import type { CustomerCreate, CustomerListQuery, CustomerUpdate } from './schemas.js';
 import { checkFullName, checkIdentifier, checkOtherDescriptions, checkTaxId, EU_COUNTRIES } from './validation.js';

@@ -7,7 +7,7 @@ import type { OutboxEvent } from '../../events/index.js';
 import { beneficiaryOutcomeOf } from '../../rules/external-account-rules.js';
 import { corridorOf, institutionOf, swiftBlockReason, swiftCurrencies, type Rail } from '../../rules/rails.js';
 import { getCustomer } from '../customers/index.js';
-import type { Platform } from '../platform/index.js';
+import type { Platform } from '../../tenancy/index.js';
 import { assertBeneficiaryDeletable } from '../sca/index.js';
 import { accountTypeShapes } from './account-types.generated.js';
 import { ExternalAccountRepo, type ExternalAccountRow, type ListFilter } from './repo.js';

@@ -4,7 +4,7 @@ import type { SandboxContext } from '../../store/context.js';
 import { currencyOf, type Currency } from '../../core/money.js';
 import { paginate, type Page } from '../../core/pagination.js';
 import { accountBalances } from '../ledger/index.js';
-import type { Platform } from '../platform/index.js';
+import type { Platform } from '../../tenancy/index.js';
 import { InternalAccountRepo, type InternalAccountFilter, type InternalAccountRow } from './repo.js';
 
 /** The contract's `InternalAccountType`. */

@@ -4,7 +4,7 @@ import { currencyOf, type Currency } from '../../core/money.js';
 import { perContext } from '../../core/per-context.js';
 import type { SandboxContext } from '../../store/context.js';
 import { findCustomerByUmaAddress } from '../customers/index.js';
-import type { Platform } from '../platform/index.js';
+import type { Platform } from '../../tenancy/index.js';
 import { parseUmaAddress } from '../uma/index.js';
 import { InvitationRepo, type InvitationRow } from './repo.js';
 import type { InvitationClaimRequest, InvitationCreateRequest } from './schemas.js';

@@ -8,7 +8,7 @@ import { basicAuth } from '../../server/auth.js';
 import type { AppEnv } from '../../server/env.js';
 import { jsonBody, parseWith } from '../../server/validate.js';
 import { customerUpdate, getCustomer, isCountryCode, presentCustomer, updateCustomer } from '../customers/index.js';
-import { platformService, type Platform } from '../platform/index.js';
+import { platformService, type Platform } from '../../tenancy/index.js';
 import { HOSTED_KYC_PATH, openKycLink, sessionLink } from './links.js';
 import { documentTypes, documentUploadFields, ownerCreate } from './schemas.js';
 import { createOwner, createVerification, currentGaps, decideKyc, kycRepo, presentVerification, uploadDocument, type KycDecision } from './service.js';

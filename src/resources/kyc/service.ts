@@ -15,7 +15,7 @@ import {
   suffixOf,
 } from '../../rules/kyc-rules.js';
 import { EU_COUNTRIES, getCustomer, setCustomerStatus, type CustomerRecord, type KycStatus } from '../customers/index.js';
-import { platformService, type Platform } from '../platform/index.js';
+import { platformService, type Platform } from '../../tenancy/index.js';
 import { KycRepo, type DocumentRow, type OwnerRow, type VerificationRow } from './repo.js';
 import type { DocumentFields, DocumentType, OwnerCreate, OwnerUpdate } from './schemas.js';
 

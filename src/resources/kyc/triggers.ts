@@ -13,7 +13,7 @@ import {
   setCustomerStatus,
   statusEventType,
 } from '../customers/index.js';
-import type { Platform } from '../platform/index.js';
+import type { Platform } from '../../tenancy/index.js';
 import { getVerification, presentVerification } from './service.js';
 
 const STATUSES = ['PENDING', 'APPROVED', 'REJECTED'] as const;

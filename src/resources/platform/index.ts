@@ -1,12 +1,8 @@
 import type { Area } from '../area.js';
-import { platformMigrations } from './repo.js';
+import { platformMigrations, platformService } from '../../tenancy/index.js';
 import { handlers } from './routes.js';
-import { platformService } from './service.js';
 
-export type { Platform, PlatformConfigData, PlatformSettings, NewPlatform } from './service.js';
-export { PlatformService, platformService } from './service.js';
-
-/** Platform Configuration: `GET /config`, `PATCH /config`, and the platforms behind the credentials. */
+/** Platform Configuration: `GET /config` and `PATCH /config` over the platforms of tenancy (src/tenancy/). */
 export const platformArea: Area = {
   name: 'platform',
   migrations: platformMigrations,

@@ -6,7 +6,7 @@ import { assertCustomerCanMoveMoney, getCustomer, type CustomerRecord } from '..
 import { getExternalAccountFor, primaryIdentifierSuffix, type ExternalAccount } from '../external-accounts/index.js';
 import { fundingInstructions, type InternalAccountRow } from '../internal-accounts/index.js';
 import { accountBalances, bucketOf, insufficientFunds, move, post, worldAccount } from '../ledger/index.js';
-import type { Platform } from '../platform/index.js';
+import type { Platform } from '../../tenancy/index.js';
 import { price, type Pricing } from '../rates/index.js';
 import { requireQuoteAuthorization, type QuoteScaRequest } from '../sca/index.js';
 import { getTransaction, recordTransaction, updateTransaction, type NewTransaction, type TransactionBody } from '../transactions/index.js';

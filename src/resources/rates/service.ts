@@ -4,7 +4,7 @@ import type { SandboxContext } from '../../store/context.js';
 import { corridors } from '../../rules/rails.js';
 import { isPegged, midRate, RATE_WINDOW_MS, SPREAD } from '../../rules/rates.js';
 import { SERVICE_VARIABLE_FEE_BPS, serviceFixedFeeByCurrency } from '../../rules/quote-rules.js';
-import type { Platform } from '../platform/index.js';
+import type { Platform } from '../../tenancy/index.js';
 
 /** Which amount the payer fixed. */
 export type LockedSide = 'SENDING' | 'RECEIVING';

@@ -17,7 +17,7 @@ import {
 } from '../../rules/sca-rules.js';
 import { EU_COUNTRIES, enrollVerifiedPhone, getCustomer, type CustomerRecord } from '../customers/index.js';
 import { getExternalAccount } from '../external-accounts/index.js';
-import type { Platform } from '../platform/index.js';
+import type { Platform } from '../../tenancy/index.js';
 import { advanceQuoteAuthorization, expireQuoteAuthorization, getQuote } from '../quotes/index.js';
 import { ScaRepo, type ChallengeRow, type CustomerStateRow, type FactorRow, type ResetRow } from './repo.js';
 import type { ConfirmRequest, LoginCompleteRequest, Proof, ScaFactor } from './schemas.js';

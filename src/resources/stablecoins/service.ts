@@ -18,7 +18,7 @@ import {
 import { getExternalAccountFor } from '../external-accounts/index.js';
 import { internalAccountRepo } from '../internal-accounts/index.js';
 import { bucketOf, ledgerBalance, move, worldAccount } from '../ledger/index.js';
-import type { Platform } from '../platform/index.js';
+import type { Platform } from '../../tenancy/index.js';
 import { StablecoinRepo, type OperationRow, type ProviderAccountRow, type StablecoinRow } from './repo.js';
 import type {
   OperationsQuery,

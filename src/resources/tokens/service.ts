@@ -4,7 +4,7 @@ import { paginate, type Page } from '../../core/pagination.js';
 import { perContext } from '../../core/per-context.js';
 import type { SandboxContext } from '../../store/context.js';
 import { hashSecret, needsRehash, VerifiedSecrets, verifySecret } from '../../crypto/secret-hash.js';
-import type { Platform } from '../platform/index.js';
+import type { Platform } from '../../tenancy/index.js';
 import { requiredPermission } from './permissions.js';
 import { ApiTokenRepo, type ApiTokenRow, type TokenFilters } from './repo.js';
 import type { ApiTokenCreateRequest, Permission, TokensQuery } from './schemas.js';

@@ -6,7 +6,7 @@ import { assertCustomerCanMoveMoney } from '../customers/index.js';
 import { getExternalAccountFor, primaryIdentifierSuffix, type ExternalAccount } from '../external-accounts/index.js';
 import { internalAccountRepo, presentInternalAccount, type InternalAccountRow } from '../internal-accounts/index.js';
 import { accountBalances, bucketOf, move, worldAccount } from '../ledger/index.js';
-import type { Platform } from '../platform/index.js';
+import type { Platform } from '../../tenancy/index.js';
 import { getTransaction, recordTransaction, updateTransaction, type TransactionBody } from '../transactions/index.js';
 import type { TransferInRequest, TransferOutRequest } from './schemas.js';
 

@@ -4,7 +4,7 @@ import type { OutboxEvent } from '../../store/outbox.js';
 import { registerTriggerProducer, type TriggerRequest } from '../../events/triggers.js';
 import { createExternalAccount } from '../external-accounts/index.js';
 import { provisionPlatformAccounts } from '../internal-accounts/index.js';
-import type { Platform } from '../platform/index.js';
+import type { Platform } from '../../tenancy/index.js';
 import { eventTypeOf, getTransaction, type TransactionBody } from '../transactions/index.js';
 import { fund, transferIn, transferOut } from './service.js';
 

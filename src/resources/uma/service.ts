@@ -8,7 +8,7 @@ import { assertCustomerCanMoveMoney, findCustomerByUmaAddress, getCustomer, type
 import { defaultUmaDepositAccountOf, getExternalAccountFor, type ExternalAccount } from '../external-accounts/index.js';
 import { accountsOfCustomer, type InternalAccountRow } from '../internal-accounts/index.js';
 import { bucketOf, move, worldAccount } from '../ledger/index.js';
-import type { Platform } from '../platform/index.js';
+import type { Platform } from '../../tenancy/index.js';
 import { appliedRate, currencyInfo } from '../rates/index.js';
 import {
   decideTransaction,

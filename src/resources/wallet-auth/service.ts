@@ -14,7 +14,7 @@ import { walletRules } from '../../rules/wallet-rules.js';
 import { findCardForPlatform } from '../cards/index.js';
 import { getCustomer } from '../customers/index.js';
 import { internalAccountRepo, presentInternalAccount, type InternalAccountRow } from '../internal-accounts/index.js';
-import type { Platform } from '../platform/index.js';
+import type { Platform } from '../../tenancy/index.js';
 import type { CredentialRow, DelegatedKeyRow, EnclaveRow, SessionRow } from './repo.js';
 import type { CredentialCreateRequest, CredentialVerifyRequest } from './schemas.js';
 import { checkStamp, issueSignedRequest, pendingRequest, repoOf, signedStep, unauthorized, type SignedHeaders, type SignedStep } from './signed-retry.js';

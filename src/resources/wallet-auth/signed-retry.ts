@@ -3,7 +3,7 @@ import type { SandboxContext } from '../../store/context.js';
 import { parseStamp, StampError, verifyStamp } from '../../crypto/stamp.js';
 import { walletRules } from '../../rules/wallet-rules.js';
 import type { AppContext } from '../../server/env.js';
-import type { Platform } from '../platform/index.js';
+import type { Platform } from '../../tenancy/index.js';
 import { WalletAuthRepo, type RequestRow, type SessionRow } from './repo.js';
 import { perContext } from '../../core/per-context.js';
 

@@ -10,7 +10,7 @@ import {
   type DeliveryRow,
   type OutboxEvent,
 } from '../../events/index.js';
-import type { Platform } from '../platform/index.js';
+import type { Platform } from '../../tenancy/index.js';
 import type { DeliveriesQuery, ForwardedBody, TriggerBody } from './schemas.js';
 
 /**

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import { perContext } from '../../core/per-context.js';
-import { ApiError, ErrorCode, type FieldError, invalidInput } from '../../core/errors.js';
-import { currencies, currencyOf } from '../../core/money.js';
-import type { SandboxContext } from '../../store/context.js';
-import { hashSecret, hashSecretSync, LEGACY_PREFIX, needsRehash, VerifiedSecrets, verifySecret, verifySecretSync } from '../../crypto/secret-hash.js';
-import { defaultCurrencies, defaultPlatformConfig } from '../../sandbox/default-platform.js';
+import { perContext } from '../core/per-context.js';
+import { ApiError, ErrorCode, type FieldError, invalidInput } from '../core/errors.js';
+import { currencies, currencyOf } from '../core/money.js';
+import type { SandboxContext } from '../store/context.js';
+import { hashSecret, hashSecretSync, LEGACY_PREFIX, needsRehash, VerifiedSecrets, verifySecret, verifySecretSync } from '../crypto/secret-hash.js';
+import { defaultCurrencies, defaultPlatformConfig } from './default-platform.js';
 import { PlatformRepo, type PlatformRow } from './repo.js';
 import type { PlatformConfigUpdate } from './schemas.js';
 
