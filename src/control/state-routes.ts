@@ -5,7 +5,8 @@ import type { Area } from '../resources/area.js';
 import { parseBasic } from '../server/auth.js';
 import { DEFAULT_JSON_LIMITS, parseJsonBody } from '../server/json-guard.js';
 import type { AppEnv } from '../server/env.js';
-import { applyFixtures, FixtureError, type Dispatch } from './fixtures.js';
+import { FixtureError } from '../core/fixture-text.js';
+import { applyFixtures, type Dispatch } from './fixtures.js';
 import { checkSnapshot, exportSnapshot, importSnapshot } from './snapshot.js';
 
 /**

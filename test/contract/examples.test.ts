@@ -2,7 +2,7 @@ import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { bech32m } from '@scure/base';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { areas } from '../../src/resources/registry.js';
+import { areas } from '../../src/index.js';
 import { coverageOf } from '../../src/server/app.js';
 import type { ContractOperation } from '../../src/generated/operations.js';
 import { internalAccountRepo } from '../../src/resources/internal-accounts/index.js';

@@ -3,9 +3,9 @@ import { agentMigrations } from './repo.js';
 import { handlers } from './routes.js';
 import { removePlatformAgents } from './service.js';
 
-export { agentBearerAuth } from './routes.js';
+export { agentBearerScheme } from './routes.js';
 export { decideAgentTransaction } from './service.js';
-export type { AgentPrincipal } from './service.js';
+export type { AuthenticatedAgent } from './service.js';
 
 /**
  * Agents: management with platform credentials, device-code installation, the AgentAuth bearer

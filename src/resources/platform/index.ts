@@ -1,4 +1,5 @@
 import type { Area } from '../area.js';
+import type { BasicScheme } from '../../server/principals.js';
 import { platformMigrations, platformService } from '../../tenancy/index.js';
 import { handlers } from './routes.js';
 
@@ -9,4 +10,16 @@ export const platformArea: Area = {
   handlers,
   init: (ctx) => platformService(ctx).hashStoredSecrets(),
   resetPlatform: (ctx, platform) => platformService(ctx).resetConfig(platform),
+};
+
+/**
+ * HTTP Basic with a platform's own client id and secret: the first scheme the server asks
+ * (registered by the composition root).
+ */
+export const platformCredentialsScheme: BasicScheme = {
+  authenticate: async (ctx, { clientId, clientSecret }) => {
+    const platform = await platformService(ctx).authenticate(clientId, clientSecret);
+    return platform && { platform };
+  },
+  knows: (ctx, clientId) => platformService(ctx).byClientId(clientId) !== undefined,
 };
