@@ -1,4 +1,5 @@
-import { guardCustomerContactChange, signedHeadersOf } from '../wallet-auth/index.js';
+import { guardCustomerContactChange } from '../wallet-auth/index.js';
+import { signedHeadersOf } from '../../server/signed-headers.js';
 import type { OperationHandlers } from '../area.js';
 import { getImportJob, MAX_CSV_BYTES, presentImportJob, readCsv, slices, startImport, type ReadCsv } from './bulk.js';
 import { MultipartError, readMultipart } from '../../server/multipart.js';

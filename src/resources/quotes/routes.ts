@@ -12,7 +12,7 @@ import {
   sandboxSendRequest,
 } from './schemas.js';
 import { decideTransaction } from '../transactions/index.js';
-import { walletSignatureOf } from '../wallet-auth/index.js';
+import { walletSignatureOf } from '../../server/signed-headers.js';
 import { cancelTransaction, confirmReceipt, createQuote, executeQuote, getQuote, sandboxSend } from './service.js';
 
 /** Cross-currency transfers (quotes), their execution, sandbox real-time funding and the transaction actions. */

@@ -8,8 +8,8 @@ import { removePlatformWalletAuth, walletFundsCard } from './service.js';
 registerFundingSourceGuard(walletFundsCard);
 
 export { authorizeWalletPayment, enclaveInfo, guardCustomerContactChange, walletAccount, walletPaymentInstructions } from './service.js';
-export { checkStamp, issueSignedRequest, pendingRequest, signedHeadersOf, signedStep, WALLET_SIGNATURE_HEADERS, walletSignatureOf, WalletSignatureCode } from './signed-retry.js';
-export type { SignedChallenge, SignedHeaders, SignedOperation, SignedStep } from './signed-retry.js';
+export { checkStamp, issueSignedRequest, pendingRequest, signedStep, WalletSignatureCode } from './signed-retry.js';
+export type { SignedChallenge, SignedOperation, SignedStep } from './signed-retry.js';
 
 /**
  * Embedded wallet authentication: credentials (EMAIL_OTP, SMS_OTP, OAUTH, PASSKEY), sessions,

@@ -17,7 +17,8 @@ import { internalAccountRepo, presentInternalAccount, type InternalAccountRow } 
 import type { Platform } from '../../tenancy/index.js';
 import type { CredentialRow, DelegatedKeyRow, EnclaveRow, SessionRow } from './repo.js';
 import type { CredentialCreateRequest, CredentialVerifyRequest } from './schemas.js';
-import { checkStamp, issueSignedRequest, pendingRequest, repoOf, signedStep, unauthorized, type SignedHeaders, type SignedStep } from './signed-retry.js';
+import type { SignedHeaders } from '../../server/signed-headers.js';
+import { checkStamp, issueSignedRequest, pendingRequest, repoOf, signedStep, unauthorized, type SignedStep } from './signed-retry.js';
 
 /** A response of an operation: status and JSON body (undefined for 204). */
 export interface Outcome {
