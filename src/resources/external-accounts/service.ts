@@ -8,9 +8,9 @@ import { beneficiaryOutcomeOf } from '../../rules/external-account-rules.js';
 import { corridorOf, institutionOf, swiftBlockReason, swiftCurrencies, type Rail } from '../../rules/rails.js';
 import { getCustomer } from '../customers/index.js';
 import type { Platform } from '../../tenancy/index.js';
-import { assertBeneficiaryDeletable } from '../sca/index.js';
 import { accountTypeShapes } from './account-types.generated.js';
 import { ExternalAccountRepo, type ExternalAccountRow, type ListFilter } from './repo.js';
+import { deletionGuards } from './guards.js';
 import { checkAccountInfoShape, type ExternalAccountCreate } from './schemas.js';
 import {
   abaProblem,
@@ -501,7 +501,7 @@ export function defaultUmaDepositAccountOf(ctx: SandboxContext, platformId: stri
 export function deleteExternalAccount(ctx: SandboxContext, platformId: string, id: string, scope: Scope): void {
   ctx.tx(() => {
     const row = rowFor(ctx, platformId, id, scope);
-    assertBeneficiaryDeletable(ctx, platformId, row.id);
+    for (const guard of deletionGuards) guard(ctx, platformId, row.id);
     repoOf(ctx).softDelete(row.id, ctx.clock.iso());
   });
 }

@@ -1,9 +1,13 @@
 import type { Area } from '../area.js';
+import { registerExternalAccountDeletionGuard } from '../external-accounts/index.js';
 import { scaMigrations } from './repo.js';
 import { handlers, hostedResetRoutes } from './routes.js';
-import { advanceResetLiveness, expireQuoteChallenge, QUOTE_CHALLENGE_EXPIRY_JOB, removePlatformSca, RESET_LIVENESS_JOB } from './service.js';
+import { advanceResetLiveness, assertBeneficiaryDeletable, expireQuoteChallenge, QUOTE_CHALLENGE_EXPIRY_JOB, removePlatformSca, RESET_LIVENESS_JOB } from './service.js';
 
-export { assertBeneficiaryDeletable, isScaCustomer, isTrustedBeneficiary, requireQuoteAuthorization } from './service.js';
+// The SCA guard registers with what it guards: a trusted beneficiary cannot be deleted before it is untrusted.
+registerExternalAccountDeletionGuard(assertBeneficiaryDeletable);
+
+export { isScaCustomer, isTrustedBeneficiary, requireQuoteAuthorization } from './service.js';
 export type { QuoteScaRequest } from './service.js';
 
 /**
