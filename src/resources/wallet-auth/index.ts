@@ -2,12 +2,15 @@ import type { Area } from '../area.js';
 import { walletAuthMigrations } from './repo.js';
 import { handlers } from './routes.js';
 import { registerFundingSourceGuard } from '../cards/guards.js';
-import { removePlatformWalletAuth, walletFundsCard } from './service.js';
+import { registerCustomerUpdateGuard } from '../customers/index.js';
+import { guardCustomerContactChange, removePlatformWalletAuth, walletFundsCard } from './service.js';
 
 // A card funded by an embedded wallet spends from it only through an ACTIVE delegated key.
 registerFundingSourceGuard(walletFundsCard);
+// An email or phone tied to the wallet's OTP credentials changes by signed retry.
+registerCustomerUpdateGuard(guardCustomerContactChange);
 
-export { authorizeWalletPayment, enclaveInfo, guardCustomerContactChange, walletAccount, walletPaymentInstructions } from './service.js';
+export { authorizeWalletPayment, enclaveInfo, walletAccount, walletPaymentInstructions } from './service.js';
 export { checkStamp, issueSignedRequest, pendingRequest, signedStep, WalletSignatureCode } from './signed-retry.js';
 export type { SignedChallenge, SignedOperation, SignedStep } from './signed-retry.js';
 
