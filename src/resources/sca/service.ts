@@ -18,7 +18,7 @@ import {
 import { EU_COUNTRIES, enrollVerifiedPhone, getCustomer, type CustomerRecord } from '../customers/index.js';
 import { getExternalAccount } from '../external-accounts/index.js';
 import type { Platform } from '../../tenancy/index.js';
-import { advanceQuoteAuthorization, expireQuoteAuthorization, getQuote } from '../quotes/index.js';
+import { advanceQuoteAuthorization, expireQuoteAuthorization, getQuote, type QuoteAuthorizationRequest } from '../quotes/index.js';
 import { ScaRepo, type ChallengeRow, type CustomerStateRow, type FactorRow, type ResetRow } from './repo.js';
 import type { ConfirmRequest, LoginCompleteRequest, Proof, ScaFactor } from './schemas.js';
 
@@ -698,25 +698,8 @@ export function assertBeneficiaryDeletable(ctx: SandboxContext, platformId: stri
 
 // ---------------------------------------------------------------- quotes
 
-/** What the quotes area tells SCA about a quote that is about to move money. */
-export interface QuoteScaRequest {
-  quoteId: string;
-  /** The customer on whose behalf the money moves; null for the platform's own. */
-  customerId: string | null;
-  /** `CREATE`: a real-time-funded quote (instructions withheld); `EXECUTE`: a pre-funded send. */
-  phase: 'CREATE' | 'EXECUTE';
-  crossCurrency: boolean;
-  /** The destination external account, when there is one (trusted beneficiaries skip the challenge). */
-  externalAccountId?: string | undefined;
-  /** The destination is an internal account of the same customer (a transfer between own accounts). */
-  ownAccount: boolean;
-  preferredFactor?: ScaFactor | undefined;
-  /**
-   * Whether the send needs a live SCA session now: on execute, yes; on create (a real-time quote,
-   * or `immediatelyExecute`, where `POST /quotes` has no 409) the authorization needs it instead.
-   */
-  sessionRequired: boolean;
-}
+/** What the quotes area tells SCA about a quote that is about to move money (quotes/guards.ts). */
+type QuoteScaRequest = QuoteAuthorizationRequest;
 
 /**
  * The SCA guard of quotes: undefined when the send needs no challenge (customer outside scope,

@@ -3,14 +3,17 @@ import { walletAuthMigrations } from './repo.js';
 import { handlers } from './routes.js';
 import { registerFundingSourceGuard } from '../cards/guards.js';
 import { registerCustomerUpdateGuard } from '../customers/index.js';
-import { guardCustomerContactChange, removePlatformWalletAuth, walletFundsCard } from './service.js';
+import { registerQuoteGuard } from '../quotes/index.js';
+import { authorizeWalletPayment, guardCustomerContactChange, removePlatformWalletAuth, walletFundsCard, walletPaymentInstructions } from './service.js';
 
 // A card funded by an embedded wallet spends from it only through an ACTIVE delegated key.
 registerFundingSourceGuard(walletFundsCard);
 // An email or phone tied to the wallet's OTP credentials changes by signed retry.
 registerCustomerUpdateGuard(guardCustomerContactChange);
+// A quote drawn on an embedded wallet is paid by a stamp over its payloadToSign.
+registerQuoteGuard({ walletInstructions: walletPaymentInstructions, authorizeWalletPayment });
 
-export { authorizeWalletPayment, enclaveInfo, walletAccount, walletPaymentInstructions } from './service.js';
+export { enclaveInfo, walletAccount } from './service.js';
 export { checkStamp, issueSignedRequest, pendingRequest, signedStep, WalletSignatureCode } from './signed-retry.js';
 export type { SignedChallenge, SignedOperation, SignedStep } from './signed-retry.js';
 
