@@ -1,17 +1,18 @@
 import type { Area } from '../area.js';
-import { walletAuthMigrations } from './repo.js';
-import { handlers } from './routes.js';
-import { registerFundingSourceGuard } from '../cards/guards.js';
+import { registerFundingSourceGuard } from '../cards/index.js';
 import { registerCustomerUpdateGuard } from '../customers/index.js';
 import { registerQuoteGuard } from '../quotes/index.js';
+import { walletAuthMigrations } from './repo.js';
+import { handlers } from './routes.js';
 import { authorizeWalletPayment, guardCustomerContactChange, removePlatformWalletAuth, walletFundsCard, walletPaymentInstructions } from './service.js';
 
-// A card funded by an embedded wallet spends from it only through an ACTIVE delegated key.
+// The wallet signature guard registers with what it guards:
+// a card funded by an embedded wallet spends from it only through an ACTIVE delegated key;
 registerFundingSourceGuard(walletFundsCard);
-// An email or phone tied to the wallet's OTP credentials changes by signed retry.
-registerCustomerUpdateGuard(guardCustomerContactChange);
-// A quote drawn on an embedded wallet is paid by a stamp over its payloadToSign.
+// a quote drawn on an embedded wallet is paid by a stamp over its payloadToSign;
 registerQuoteGuard({ walletInstructions: walletPaymentInstructions, authorizeWalletPayment });
+// an email or phone tied to the wallet's OTP credentials changes by signed retry.
+registerCustomerUpdateGuard(guardCustomerContactChange);
 
 export { enclaveInfo, walletAccount } from './service.js';
 export { checkStamp, issueSignedRequest, pendingRequest, signedStep, WalletSignatureCode } from './signed-retry.js';
