@@ -1,5 +1,5 @@
 import chalk from 'chalk';
-import { ListenError, platformWebhookEndpoint, SandboxOptionError, startSandbox, StoreOpenError, webhookPublicKey, type RunningSandbox } from '../index.js';
+import { ListenError, platformWebhookEndpoint, SandboxOptionError, startSandbox, StoreOpenError, webhookPublicKey } from '../index.js';
 import { createLogger, silentLogger, type LogFormat } from '../core/logger.js';
 import { CliError } from './client.js';
 import { linkHolds, runnerChain } from './process-tree.js';

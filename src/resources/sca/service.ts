@@ -698,9 +698,6 @@ export function assertBeneficiaryDeletable(ctx: SandboxContext, platformId: stri
 
 // ---------------------------------------------------------------- quotes
 
-/** What the quotes area tells SCA about a quote that is about to move money (quotes/guards.ts). */
-type QuoteScaRequest = QuoteAuthorizationRequest;
-
 /**
  * The SCA guard of quotes: undefined when the send needs no challenge (customer outside scope,
  * own-account transfer, trusted beneficiary), else the first `ScaChallenge` of the quote's
@@ -708,7 +705,7 @@ type QuoteScaRequest = QuoteAuthorizationRequest;
  * Sequences: a cross-currency real-time quote authorizes CURRENCY_CONVERSION then PAYOUT, any
  * other send one TRANSFER step; a recorded risk signal appends a RISK_STEP_UP step.
  */
-export function requireQuoteAuthorization(ctx: SandboxContext, platform: Platform, request: QuoteScaRequest): Record<string, unknown> | undefined {
+export function requireQuoteAuthorization(ctx: SandboxContext, platform: Platform, request: QuoteAuthorizationRequest): Record<string, unknown> | undefined {
   if (request.customerId === null) return undefined;
   const customer = getCustomer(ctx, platform.id, request.customerId);
   if (!isScaCustomer(customer)) return undefined;

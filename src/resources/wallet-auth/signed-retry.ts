@@ -1,4 +1,4 @@
-import { ApiError, ErrorCode } from '../../core/errors.js';
+import { ApiError } from '../../core/errors.js';
 import type { SandboxContext } from '../../store/context.js';
 import { parseStamp, StampError, verifyStamp } from '../../crypto/stamp.js';
 import { walletRules } from '../../rules/wallet-rules.js';
