@@ -1,15 +1,115 @@
 import { serve } from '@hono/node-server';
+import type { Hono } from 'hono';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { createContext, type SandboxContext } from './context.js';
-import { allMigrations, areas } from './resources/registry.js';
-import { platformService, type Platform } from './resources/platform/index.js';
-import { createApp } from './server/app.js';
-import { createLogger, silentLogger, type LogFormat, type Logger } from './server/logger.js';
-import { stopWebhookDelivery } from './events/index.js';
-import { platformConfigUpdate } from './resources/platform/schemas.js';
+import { createContext, type SandboxContext } from './store/context.js';
+import { StoreOpenError, type Migration } from './store/db.js';
+import { idempotencyMigrations } from './store/idempotency.js';
+import { jobMigrations } from './store/jobs.js';
+import { metaMigrations } from './store/meta.js';
+import { outboxMigrations } from './store/outbox.js';
+import { platformConfigUpdate, platformService, type Platform } from './tenancy/index.js';
+import { createServer } from './server/app.js';
+import type { AppEnv } from './server/env.js';
+import type { AuthSchemes } from './server/principals.js';
+import { createLogger, silentLogger, type LogFormat, type Logger } from './core/logger.js';
+import { stopWebhookDelivery, webhookPublicKey as publicKeyOf } from './events/index.js';
+import type { Area } from './resources/area.js';
+import { platformArea, platformCredentialsScheme } from './resources/platform/index.js';
+import { internalAccountsArea } from './resources/internal-accounts/index.js';
+import { customersArea } from './resources/customers/index.js';
+import { kycArea } from './resources/kyc/index.js';
+import { webhooksArea } from './resources/webhooks/index.js';
+import { externalAccountsArea } from './resources/external-accounts/index.js';
+import { discoveriesArea } from './resources/discoveries/index.js';
+import { ledgerArea } from './resources/ledger/index.js';
+import { transactionsArea } from './resources/transactions/index.js';
+import { transfersArea } from './resources/transfers/index.js';
+import { umaArea } from './resources/uma/index.js';
+import { vaspsArea } from './resources/vasps/index.js';
+import { cryptoWithdrawalsArea } from './resources/crypto-withdrawals/index.js';
+import { ratesArea } from './resources/rates/index.js';
+import { quotesArea } from './resources/quotes/index.js';
+import { cardsArea } from './resources/cards/index.js';
+import { invitationsArea } from './resources/invitations/index.js';
+import { stablecoinsArea } from './resources/stablecoins/index.js';
+import { scaArea } from './resources/sca/index.js';
+import { agentBearerScheme, agentsArea } from './resources/agents/index.js';
+import { walletAuthArea } from './resources/wallet-auth/index.js';
+import { apiTokenScheme, tokensArea } from './resources/tokens/index.js';
+import { controlPlane } from './control/routes.js';
+import { changeNotifier } from './control/changes.js';
+import { applyFixtures, type FixtureSummary } from './control/fixtures.js';
 import { DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET } from './client/index.js';
 import { sandboxHelpers, type SandboxHelpers } from './client/helpers.js';
+
+// The composition root: the one place that lists every area, guard, authentication scheme and
+// the control plane, and wires them into an app. Everything it imports points down
+// (ARCHITECTURE.md); nothing below imports it.
+
+/**
+ * The areas of the API, in mount order (their migrations run in this order too). A new area is
+ * one line here. The guards (sca, agents, wallet-auth, tokens) are areas too: importing them
+ * registers each guard with the areas it guards.
+ * @internal
+ */
+export const areas: readonly Area[] = [
+  platformArea,
+  internalAccountsArea,
+  customersArea,
+  kycArea,
+  webhooksArea,
+  externalAccountsArea,
+  discoveriesArea,
+  ledgerArea,
+  transactionsArea,
+  transfersArea,
+  umaArea,
+  vaspsArea,
+  cryptoWithdrawalsArea,
+  ratesArea,
+  quotesArea,
+  scaArea,
+  cardsArea,
+  agentsArea,
+  walletAuthArea,
+  tokensArea,
+  invitationsArea,
+  stablecoinsArea,
+];
+
+/**
+ * Every migration: the infrastructure's first, then each area's, in the order of `areas`.
+ * @internal
+ */
+export const allMigrations: readonly Migration[] = [
+  ...metaMigrations,
+  ...jobMigrations,
+  ...idempotencyMigrations,
+  ...outboxMigrations,
+  ...areas.flatMap((area) => area.migrations),
+];
+
+/** How requests authenticate: HTTP Basic asks the platform's own credentials, then API tokens; AgentAuth asks the agents' bearer tokens. */
+const authSchemes: AuthSchemes = {
+  BasicAuth: [platformCredentialsScheme, apiTokenScheme],
+  AgentAuth: agentBearerScheme,
+};
+
+/**
+ * The sandbox's hono app over a context: the server (src/server/) with these areas, the
+ * authentication schemes, the change stream's notifier and the control plane under `/_sandbox`.
+ * @internal
+ */
+export function createApp(ctx: SandboxContext, areaList: readonly Area[]): Hono<AppEnv> {
+  return createServer(ctx, {
+    areas: areaList,
+    auth: authSchemes,
+    middleware: [changeNotifier(ctx)],
+    // A fixture's in-process API calls go through an app of their own, built when a fixture is applied.
+    routes: { '/_sandbox': controlPlane(ctx, areaList, async () => createApp(ctx, areaList).fetch) },
+  });
+}
 
 /** Credentials of the default platform when none are given. */
 export { DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET };
@@ -148,3 +248,41 @@ export type { Logger, LogFormat, SandboxContext };
 export type { CustomerView, InternalAccountView, KycDecisionInput, NewPlatformOptions, PlatformView, WebhookEvent } from './client/index.js';
 export { SandboxHttpError, SandboxUnreachableError } from './client/index.js';
 export { connectSandbox, DEFAULT_WAIT_MS, type SandboxCredentials, type SandboxHelpers, type WaitForWebhookOptions, type KycDecisionResult, type KycDecisionWord, type TriggeredEvent } from './client/helpers.js';
+
+/** Thrown when the database file cannot be opened; the CLI prints its message as one line. */
+export { StoreOpenError };
+
+// For the tools that run a sandbox in this process (the CLI's start, exec and UI): not part of
+// the package's published types.
+
+/**
+ * The sandbox's webhook signing public key (SPKI PEM), for the start banner.
+ * @internal
+ */
+export function webhookPublicKey(sandbox: RunningSandbox): string {
+  return publicKeyOf(sandbox.context);
+}
+
+/**
+ * The webhook endpoint of the platform with this client id (from --webhook-url or an earlier PATCH /config).
+ * @internal
+ */
+export function platformWebhookEndpoint(sandbox: RunningSandbox, clientId: string): string | undefined {
+  return platformService(sandbox.context).list().find((p) => p.clientId === clientId)?.config.webhookEndpoint;
+}
+
+/**
+ * Applies a fixture document to a sandbox of this process through an app of its own, as
+ * `POST /_sandbox/fixtures` does (`start --fixtures`).
+ * @internal
+ */
+export function applyFixturesInProcess(sandbox: RunningSandbox, document: unknown, options: { file: string; clientId: string; clientSecret: string }): Promise<FixtureSummary> {
+  return applyFixtures(sandbox.context, createApp(sandbox.context, areas).fetch, document, options);
+}
+
+/** @internal */
+export type { FaultRule } from './server/faults.js';
+/** @internal */
+export type { AttemptResult as DeliveryAttemptResult } from './events/index.js';
+/** @internal */
+export type { DeliveryView } from './resources/webhooks/index.js';

@@ -49,10 +49,9 @@ export function registerExecCommand(program: Command): void {
   ]);
   exec.action(async (command: string[], opts: Record<string, unknown>) => {
     const options = startOptionsOf(opts, true);
-    const [{ ListenError, SandboxOptionError, startSandbox }, { createLogger, silentLogger }, { StoreOpenError }, { watchParent }] = await Promise.all([
+    const [{ ListenError, SandboxOptionError, startSandbox, StoreOpenError }, { createLogger, silentLogger }, { watchParent }] = await Promise.all([
       import('../index.js'),
-      import('../server/logger.js'),
-      import('../store/db.js'),
+      import('../core/logger.js'),
       import('./start.js'),
     ]);
     const logger = opts.log ? createLogger(options.logFormat, (line) => process.stderr.write(line)) : silentLogger;

@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import type { FaultRule } from '../server/faults.js';
+import type { FaultRule } from '../index.js';
 import { call, CliError, clientOptions, withClientOptions } from './client.js';
 
 function describe(rule: FaultRule): string {

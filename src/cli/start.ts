@@ -1,9 +1,6 @@
 import chalk from 'chalk';
-import { ListenError, SandboxOptionError, startSandbox, type RunningSandbox } from '../index.js';
-import { webhookPublicKey } from '../events/index.js';
-import { platformService } from '../resources/platform/index.js';
-import { createLogger, silentLogger, type LogFormat } from '../server/logger.js';
-import { StoreOpenError } from '../store/db.js';
+import { ListenError, platformWebhookEndpoint, SandboxOptionError, startSandbox, StoreOpenError, webhookPublicKey } from '../index.js';
+import { createLogger, silentLogger, type LogFormat } from '../core/logger.js';
 import { CliError } from './client.js';
 import { linkHolds, runnerChain } from './process-tree.js';
 import { loadFixturesAtStart, logPane, runStartUi, startExtras } from './ui.js';
@@ -55,8 +52,8 @@ export async function runStart(options: StartOptions): Promise<void> {
         `  ${chalk.dim('database      ')} ${options.db === ':memory:' ? 'in memory (gone when stopped)' : options.db}`,
         `  ${chalk.dim('control plane ')} ${sandbox.origin}/_sandbox`,
         ...(options.db.endsWith('.service-sandbox/sandbox.db') ? [`  ${chalk.dim('tip           ')} add .service-sandbox/ to your .gitignore`] : []),
-        `  ${chalk.dim('webhooks      ')} ${webhookEndpointOf(sandbox, options.clientId) ?? 'no endpoint yet (--webhook-url, or PATCH /config webhookEndpoint)'}; verify X-Service-Signature (or X-Grid-Signature, the same value) with:`,
-        ...webhookPublicKey(sandbox.context).trimEnd().split('\n').map((line) => `    ${chalk.dim(line)}`),
+        `  ${chalk.dim('webhooks      ')} ${platformWebhookEndpoint(sandbox, options.clientId) ?? 'no endpoint yet (--webhook-url, or PATCH /config webhookEndpoint)'}; verify X-Service-Signature (or X-Grid-Signature, the same value) with:`,
+        ...webhookPublicKey(sandbox).trimEnd().split('\n').map((line) => `    ${chalk.dim(line)}`),
         '',
         `  ${chalk.dim('try')}  curl -u ${auth} ${sandbox.baseUrl}/config`,
         `       npx service-sandbox clock advance 6m${options.port === 8080 ? '' : ` --url ${sandbox.origin}`}`,
@@ -108,9 +105,4 @@ export function watchParent(onGone: () => void): () => void {
   }, 500);
   timer.unref();
   return () => clearInterval(timer);
-}
-
-/** The default platform's webhook endpoint (from --webhook-url or an earlier PATCH /config). */
-function webhookEndpointOf(sandbox: RunningSandbox, clientId: string): string | undefined {
-  return platformService(sandbox.context).list().find((p) => p.clientId === clientId)?.config.webhookEndpoint;
 }

@@ -45,7 +45,7 @@ function readText(file: string): string {
 export async function fixtureJson(file: string): Promise<string> {
   const text = readText(file);
   if (!/\.ya?ml$/i.test(file)) return text;
-  const { parseFixtureText } = await import('../sandbox/fixtures.js');
+  const { parseFixtureText } = await import('../core/fixture-text.js');
   try {
     return JSON.stringify(parseFixtureText(basename(file), text));
   } catch (error) {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { Option, type Command } from 'commander';
 import type { RunningSandbox } from '../index.js';
-import { createLogger, type Logger } from '../server/logger.js';
+import { createLogger, type Logger } from '../core/logger.js';
 import { CliError, clientOptions, withClientOptions } from './client.js';
 
 /** What `start --ui` / `start --fixtures <file>` asked for (read by start.ts). */
@@ -73,11 +73,7 @@ export function logPane(limit = 200): { logger: Logger; source: { lines(): reado
  * through the same in-process API calls as `load`. A broken file closes the sandbox and fails.
  */
 export async function loadFixturesAtStart(sandbox: RunningSandbox, file: string): Promise<void> {
-  const [{ applyFixtures, parseFixtureText }, { createApp }, { areas }] = await Promise.all([
-    import('../sandbox/fixtures.js'),
-    import('../server/app.js'),
-    import('../resources/registry.js'),
-  ]);
+  const [{ parseFixtureText }, { applyFixturesInProcess }] = await Promise.all([import('../core/fixture-text.js'), import('../index.js')]);
   try {
     let text: string;
     try {
@@ -86,7 +82,7 @@ export async function loadFixturesAtStart(sandbox: RunningSandbox, file: string)
       throw new CliError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
     }
     const document = parseFixtureText(basename(file), text);
-    await applyFixtures(sandbox.context, createApp(sandbox.context, areas).fetch, document, {
+    await applyFixturesInProcess(sandbox, document, {
       file: basename(file),
       clientId: sandbox.clientId,
       clientSecret: sandbox.clientSecret,

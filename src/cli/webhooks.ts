@@ -1,7 +1,6 @@
 import chalk from 'chalk';
 import type { Command } from 'commander';
-import type { AttemptResult as DeliveryAttemptResult } from '../events/delivery.js';
-import type { DeliveryView } from '../resources/webhooks/service.js';
+import type { DeliveryAttemptResult, DeliveryView } from '../index.js';
 import { call, CliError, clientOf, clientOptions, originOf, withClientOptions, type ClientOptions } from './client.js';
 import { readSse, type SseMessage } from '../client/sse.js';
 import { withExamples } from './help.js';

@@ -1,6 +1,6 @@
 import { ListQueries, uuidv7Floor, Where } from '../core/list-query.js';
 import type { Db } from '../store/db.js';
-import type { EventRow } from './outbox.js';
+import type { EventRow } from '../store/outbox.js';
 
 /**
  * Delivery state of an event (the `events.delivery_state` column):

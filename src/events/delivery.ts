@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import type { SandboxContext } from '../context.js';
+import type { SandboxContext } from '../store/context.js';
 import { DeliveriesRepo, type AttemptRow, type DeliveryRow } from './deliveries-repo.js';
 import { ATTEMPT_TIMEOUT_MS, MAX_ATTEMPTS, acknowledges, retryDelayMs } from './retry-schedule.js';
 import { responseHandlerOf } from './responses.js';

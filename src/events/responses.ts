@@ -1,4 +1,4 @@
-import type { SandboxContext } from '../context.js';
+import type { SandboxContext } from '../store/context.js';
 
 /** A receiver's answer to one delivery attempt, as a response handler sees it. */
 export interface WebhookResponse {

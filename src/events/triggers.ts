@@ -1,6 +1,6 @@
-import type { SandboxContext } from '../context.js';
-import type { Platform } from '../resources/platform/index.js';
-import type { OutboxEvent } from './outbox.js';
+import type { SandboxContext } from '../store/context.js';
+import type { Platform } from '../tenancy/index.js';
+import type { OutboxEvent } from '../store/outbox.js';
 
 /** What `webhooks trigger <TYPE> [--resource <id>]` asks a producer for. */
 export interface TriggerRequest {

@@ -1,22 +1,20 @@
-import type { Hono } from 'hono';
-import type { SandboxContext } from '../context.js';
+import type { SandboxContext } from '../store/context.js';
 import type { Migration } from '../store/db.js';
-import type { AppEnv, OperationHandler } from '../server/env.js';
-import type { Platform } from './platform/index.js';
+import type { OperationHandler, ServedArea } from '../server/env.js';
+import type { Platform } from '../tenancy/index.js';
 
 /** Handlers keyed by the contract's operationId. */
 export type OperationHandlers = Record<string, OperationHandler>;
 
 /**
- * One area of the API, as the registry mounts it. Handlers are keyed by operationId, so the
- * server knows exactly which contract operations are built and answers the rest with 501.
+ * One area of the API, as the composition root (src/index.ts) lists it. Handlers are keyed by
+ * operationId, so the server knows exactly which contract operations are built and answers the
+ * rest with 501. An area that another area may guard (SCA, wallet signatures, agent policies)
+ * exposes an extension point of its own for that guard, in its own folder (`guards.ts`).
  */
-export interface Area {
-  name: string;
+export interface Area extends ServedArea {
   migrations: readonly Migration[];
   handlers?: OperationHandlers;
-  /** Routes outside the contract, served from the root (hosted pages and the like). */
-  extraRoutes?: (ctx: SandboxContext) => Hono<AppEnv>;
   /** Runs once at startup, before requests: register job kinds, subscribe to events. */
   init?: (ctx: SandboxContext) => void;
   /** Deletes every row of a platform (`POST /_sandbox/reset`). */

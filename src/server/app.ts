@@ -3,15 +3,13 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { HTTPException } from 'hono/http-exception';
 import { ApiError, ErrorCode, retryHint } from '../core/errors.js';
 import { collectingWarnings, MAX_WARNINGS_SHOWN, WARNING_HEADER, warningHeader, warnUnknownParameters } from '../core/warnings.js';
-import type { SandboxContext } from '../context.js';
+import type { SandboxContext } from '../store/context.js';
 import { CONTRACT_VERSION, operations, toHonoPath, type ContractOperation } from '../generated/operations.js';
-import type { Area } from '../resources/area.js';
-import { controlPlane } from '../sandbox/routes.js';
-import { changeNotifier } from '../sandbox/changes.js';
 import { authenticationFor } from './auth.js';
 import { bodyLimits } from './body-limits.js';
 import { faultGate } from './faults.js';
-import type { AppEnv, OperationHandler } from './env.js';
+import type { AppEnv, OperationHandler, ServedArea } from './env.js';
+import type { AuthSchemes } from './principals.js';
 import type { IncomingMessage } from 'node:http';
 import type { MiddlewareHandler } from 'hono';
 
@@ -56,7 +54,7 @@ export interface Coverage {
 }
 
 /** Computes coverage from the areas' handler maps; unknown operationIds are a startup error. */
-export function coverageOf(areas: readonly Area[]): Coverage & { handlers: Map<string, OperationHandler> } {
+export function coverageOf(areas: readonly ServedArea[]): Coverage & { handlers: Map<string, OperationHandler> } {
   const known = new Set(operations.map((op) => op.operationId));
   const handlers = new Map<string, OperationHandler>();
   for (const area of areas) {
@@ -132,11 +130,25 @@ function sendError(c: Context<AppEnv>, error: ApiError): Response {
   return c.json(error.toBody(), error.status as ContentfulStatusCode);
 }
 
+/** What an app serves besides the contract operations' plumbing, as the composition root (src/index.ts) assembles it. */
+export interface ServerOptions {
+  /** The areas whose handlers serve the contract's operations (the rest answer 501). */
+  areas: readonly ServedArea[];
+  /** The authentication schemes each operation's contract `security` names. */
+  auth: AuthSchemes;
+  /** Middleware on every request, after request ids, logging and body limits (the change stream's notifier). */
+  middleware?: readonly MiddlewareHandler<AppEnv>[];
+  /** Apps outside the contract by base path (the control plane under `/_sandbox`), mounted before the areas' own routes. */
+  routes?: Readonly<Record<string, Hono<AppEnv>>>;
+}
+
 /**
- * Builds the sandbox's hono app: request ids and logging, the control plane under `/_sandbox`,
- * and every contract operation under `/2025-10-13` behind its contract authentication, implemented or 501.
+ * Builds the sandbox's hono app: request ids and logging, the routes outside the contract (the
+ * control plane under `/_sandbox`), and every contract operation under `/2025-10-13` behind its
+ * contract authentication, implemented or 501.
  */
-export function createApp(ctx: SandboxContext, areas: readonly Area[]): Hono<AppEnv> {
+export function createServer(ctx: SandboxContext, options: ServerOptions): Hono<AppEnv> {
+  const { areas, auth } = options;
   const app = new Hono<AppEnv>({ getPath: pathOf });
 
   app.use('*', async (c, next) => {
@@ -144,6 +156,7 @@ export function createApp(ctx: SandboxContext, areas: readonly Area[]): Hono<App
     const requestId = ctx.ids.next('Request');
     c.set('requestId', requestId);
     c.set('ctx', ctx);
+    c.set('authSchemes', auth);
     const warnings = new Set<string>();
     await collectingWarnings(warnings, next);
     closeIfBodyUnread(c);
@@ -178,8 +191,8 @@ export function createApp(ctx: SandboxContext, areas: readonly Area[]): Hono<App
   const limits = bodyLimits(normalizePath);
   app.use('*', (c, next) => (c.req.path.startsWith(`${BASE_PATH}/`) ? next() : limits(c, next)));
 
-  app.use('*', changeNotifier(ctx));
-  app.route('/_sandbox', controlPlane(ctx, areas));
+  for (const middleware of options.middleware ?? []) app.use('*', middleware);
+  for (const [path, routes] of Object.entries(options.routes ?? {})) app.route(path, routes);
   for (const area of areas) if (area.extraRoutes) app.route('/', area.extraRoutes(ctx));
 
   const api = new Hono<AppEnv>();

@@ -1,14 +1,12 @@
 import type { MiddlewareHandler } from 'hono';
 import { ApiError, ErrorCode } from '../core/errors.js';
-import { platformService } from '../resources/platform/index.js';
-import { agentBearerAuth } from '../resources/agents/index.js';
 import type { ContractOperation } from '../generated/operations.js';
-import { apiTokenExists, authenticateApiToken } from '../resources/tokens/index.js';
 import { DECOY_HASH, verifySecret } from '../crypto/secret-hash.js';
 import type { AppEnv } from './env.js';
+import type { BasicCredentials, PlatformPrincipal } from './principals.js';
 
 /** Parses `Authorization: Basic base64(clientId:clientSecret)`. */
-export function parseBasic(header: string | undefined): { clientId: string; clientSecret: string } | undefined {
+export function parseBasic(header: string | undefined): BasicCredentials | undefined {
   if (!header) return undefined;
   const match = /^Basic\s+([A-Za-z0-9+/=_-]+)\s*$/i.exec(header);
   if (!match) return undefined;
@@ -21,29 +19,44 @@ export function parseBasic(header: string | undefined): { clientId: string; clie
 /** The request path relative to the API base: `/2025-10-13/customers` -> `/customers`. */
 const apiPathOf = (path: string): string => path.replace(/^.*?\/\d{4}-\d{2}-\d{2}(?=\/|$)/, '') || '/';
 
-/** HTTP Basic on every contract operation: the credentials identify the platform. */
+/**
+ * HTTP Basic on every contract operation: the registered Basic schemes (the platform's own
+ * credentials, then API tokens) are asked in order; the first that knows the credentials names
+ * the platform.
+ */
 export const basicAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
   const credentials = parseBasic(c.req.header('Authorization'));
   if (!credentials) {
     throw new ApiError(401, ErrorCode.UNAUTHORIZED, 'Missing credentials: send HTTP Basic with your client id and client secret.');
   }
-  const platforms = platformService(c.get('ctx'));
-  let platform = await platforms.authenticate(credentials.clientId, credentials.clientSecret);
-  if (!platform) {
-    // API tokens (`POST /tokens`) are further credentials of a platform, with their permissions enforced.
-    const token = await authenticateApiToken(c.get('ctx'), credentials.clientId, credentials.clientSecret, { method: c.req.method, path: apiPathOf(c.req.path) }, (id) =>
-      platforms.byId(id),
-    );
-    if (token) c.set('tokenPermissions', token.permissions);
-    platform = token?.platform;
+  const ctx = c.get('ctx');
+  const schemes = c.get('authSchemes').BasicAuth;
+  const request = { method: c.req.method, path: apiPathOf(c.req.path) };
+  let principal: PlatformPrincipal | undefined;
+  for (const scheme of schemes) {
+    principal = await scheme.authenticate(ctx, credentials, request);
+    if (principal) break;
   }
-  if (!platform) {
+  if (!principal) {
     // An unknown client id costs a scrypt too, so the time of a 401 does not tell which ids exist.
-    const ctx = c.get('ctx');
-    if (!platforms.byClientId(credentials.clientId) && !apiTokenExists(ctx, credentials.clientId)) await verifySecret(credentials.clientSecret, DECOY_HASH);
+    if (!schemes.some((scheme) => scheme.knows(ctx, credentials.clientId))) await verifySecret(credentials.clientSecret, DECOY_HASH);
     throw new ApiError(401, ErrorCode.UNAUTHORIZED, 'Invalid client id or client secret.');
   }
-  c.set('platform', platform);
+  if (principal.permissions) c.set('tokenPermissions', principal.permissions);
+  c.set('platform', principal.platform);
+  await next();
+};
+
+/**
+ * AgentAuth (`Authorization: Bearer <accessToken>`) for the operations whose contract security
+ * is `AgentAuth`: the registered bearer scheme binds the request to the agent and its platform,
+ * or answers 401 naming the failed check.
+ */
+export const agentAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
+  c.set('authScheme', 'Bearer');
+  const principal = c.get('authSchemes').AgentAuth.authenticate(c.get('ctx'), c.req.header('Authorization'));
+  c.set('platform', principal.platform);
+  c.set('agent', principal);
   await next();
 };
 
@@ -57,6 +70,6 @@ const noAuth: MiddlewareHandler<AppEnv> = async (_c, next) => {
  */
 export function authenticationFor(op: ContractOperation): MiddlewareHandler<AppEnv> {
   if (op.security === undefined || op.security.includes('BasicAuth')) return basicAuth;
-  if (op.security.includes('AgentAuth')) return agentBearerAuth;
+  if (op.security.includes('AgentAuth')) return agentAuth;
   return noAuth;
 }

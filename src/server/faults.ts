@@ -2,7 +2,7 @@ import type { MiddlewareHandler } from 'hono';
 import * as z from 'zod';
 import { ApiError } from '../core/errors.js';
 import { perContext } from '../core/per-context.js';
-import type { SandboxContext } from '../context.js';
+import type { SandboxContext } from '../store/context.js';
 import type { ContractOperation } from '../generated/operations.js';
 import type { AppEnv } from './env.js';
 

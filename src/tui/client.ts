@@ -5,7 +5,7 @@
  */
 import { readSse } from '../client/sse.js';
 
-/** A change as the control plane's change stream sends it (see src/sandbox/changes.ts). */
+/** A change as the control plane's change stream sends it (see src/control/changes.ts). */
 export interface Change {
   kind: 'request' | 'event' | 'delivery' | 'clock';
   platformId: string | null;

@@ -2,11 +2,11 @@ import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { bech32m } from '@scure/base';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { areas } from '../../src/resources/registry.js';
+import { areas } from '../../src/index.js';
 import { coverageOf } from '../../src/server/app.js';
 import type { ContractOperation } from '../../src/generated/operations.js';
 import { internalAccountRepo } from '../../src/resources/internal-accounts/index.js';
-import { platformService } from '../../src/resources/platform/index.js';
+import { platformService } from '../../src/tenancy/index.js';
 import { extraUsdAccount } from '../resources/cards-helpers.js';
 import { emailOtpLogin, signed } from '../helpers/wallet-client.js';
 import { individual, unique, useSandbox, type Api } from '../helpers/sandbox.js';
@@ -109,7 +109,7 @@ const ALLOWED_400: Allowed400[] = [
     why: 'the example expiresAt (2025-09-01) is in the past',
   },
   // The example's credentials (`provider_client_123`) are placeholders: the sandbox's provider
-  // verifies them and exposes the one account they derive (src/sandbox/stablecoin-rules.ts), not
+  // verifies them and exposes the one account they derive (src/rules/stablecoin-rules.ts), not
   // the example's Brale account id `2VcUIonJeVQzFoBuC7LdFT0dRe4`, as Brale would refuse credentials
   // that do not reach the account named. Resent without providerAccountId (optional: the
   // credentials' only account is linked), the example is accepted.

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { areas } from '../../src/resources/registry.js';
+import { areas } from '../../src/index.js';
 import { coverageOf } from '../../src/server/app.js';
 import { operations, type ContractOperation } from '../../src/generated/operations.js';
 import { assertFitsContract } from '../helpers/contract.js';

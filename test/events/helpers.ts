@@ -1,6 +1,6 @@
 import { createVerify } from 'node:crypto';
 import type { Api } from '../helpers/sandbox.js';
-import { platformService } from '../../src/resources/platform/index.js';
+import { platformService } from '../../src/tenancy/index.js';
 import type { RunningSandbox } from '../../src/index.js';
 
 /** Re-runs `check` until it stops throwing (or 5 s pass): waits for async delivery, not for the clock. */

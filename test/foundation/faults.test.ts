@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { platformService } from '../../src/resources/platform/index.js';
+import { platformService } from '../../src/tenancy/index.js';
 import { individual, useSandbox, type Api } from '../helpers/sandbox.js';
 
 const s = useSandbox();
@@ -57,8 +57,8 @@ describe('x-should-retry on every answer a retry cannot change', () => {
 
   it('a 501 says false', async () => {
     // Every operation is built now, so build the app without one area: its operations answer 501.
-    const { createApp } = await import('../../src/server/app.js');
-    const { areas } = await import('../../src/resources/registry.js');
+    const { createApp } = await import('../../src/index.js');
+    const { areas } = await import('../../src/index.js');
     const app = createApp(s.sandbox.context, areas.filter((area) => area.name !== 'vasps'));
     const auth = `Basic ${Buffer.from(`${s.sandbox.clientId}:${s.sandbox.clientSecret}`).toString('base64')}`;
     const res = await app.request('/2025-10-13/vasps', { headers: { Authorization: auth } });

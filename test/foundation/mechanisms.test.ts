@@ -4,18 +4,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createContext, type SandboxContext } from '../../src/context.js';
+import { createContext, type SandboxContext } from '../../src/store/context.js';
 import { paginate, paginationQuery } from '../../src/core/pagination.js';
 import { startSandbox } from '../../src/index.js';
 import type { Area } from '../../src/resources/area.js';
-import { allMigrations, areas } from '../../src/resources/registry.js';
-import { createApp } from '../../src/server/app.js';
+import { allMigrations, areas } from '../../src/index.js';
+import { createApp } from '../../src/index.js';
 import { basicAuth } from '../../src/server/auth.js';
 import type { AppEnv } from '../../src/server/env.js';
 import { idempotent } from '../../src/server/idempotency.js';
-import { silentLogger } from '../../src/server/logger.js';
+import { silentLogger } from '../../src/core/logger.js';
 import { queryOf } from '../../src/server/validate.js';
-import { platformService } from '../../src/resources/platform/index.js';
+import { platformService } from '../../src/tenancy/index.js';
 import { Api } from '../helpers/sandbox.js';
 
 /**

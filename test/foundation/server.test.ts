@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { operations } from '../../src/generated/operations.js';
-import { areas } from '../../src/resources/registry.js';
+import { areas } from '../../src/index.js';
 import { coverageOf } from '../../src/server/app.js';
 import { contractOperationCount } from '../helpers/contract.js';
 import { useSandbox } from '../helpers/sandbox.js';

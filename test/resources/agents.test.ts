@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { auditLedger } from '../../src/resources/ledger/index.js';
-import { platformService } from '../../src/resources/platform/index.js';
+import { platformService } from '../../src/tenancy/index.js';
 import { loggedPath } from '../../src/server/app.js';
 import { assertFitsSchema, assertFitsWebhook } from '../helpers/contract.js';
 import { unique, useSandbox, type Api, type RequestOptions } from '../helpers/sandbox.js';

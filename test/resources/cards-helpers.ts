@@ -2,7 +2,7 @@ import { expect } from 'vitest';
 import { WEBHOOK_TYPES } from '../../src/events/webhook-types.js';
 import { assertFitsWebhook } from '../helpers/contract.js';
 import { internalAccountRepo } from '../../src/resources/internal-accounts/index.js';
-import { platformService } from '../../src/resources/platform/index.js';
+import { platformService } from '../../src/tenancy/index.js';
 import type { RunningSandbox } from '../../src/index.js';
 import { individual, unique, type Api } from '../helpers/sandbox.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Logger } from '../../src/server/logger.js';
+import type { Logger } from '../../src/core/logger.js';
 import { assertErrorEnvelope } from '../helpers/contract.js';
 import { individual, unique, useSandbox } from '../helpers/sandbox.js';
 import { activeCard, cardholder, extraUsdAccount, fitsWebhook } from './cards-helpers.js';

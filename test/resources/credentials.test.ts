@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/index.js';
-import { platformService } from '../../src/resources/platform/index.js';
+import { platformService } from '../../src/tenancy/index.js';
 import { hashSecret, verifySecret } from '../../src/crypto/secret-hash.js';
 import { Api, unique, useSandbox } from '../helpers/sandbox.js';
 

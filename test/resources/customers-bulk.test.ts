@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { assertErrorEnvelope, assertFitsWebhook } from '../helpers/contract.js';
-import { platformService } from '../../src/resources/platform/index.js';
+import { platformService } from '../../src/tenancy/index.js';
 import { useSandbox, type Api } from '../helpers/sandbox.js';
 
 const s = useSandbox();

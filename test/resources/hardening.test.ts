@@ -1,6 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import type { Logger } from '../../src/server/logger.js';
+import type { Logger } from '../../src/core/logger.js';
 import { individual, useSandbox } from '../helpers/sandbox.js';
 
 // Hardening found by fault tests (issue 10, section 6).

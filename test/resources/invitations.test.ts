@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { platformService } from '../../src/resources/platform/index.js';
+import { platformService } from '../../src/tenancy/index.js';
 import { Receiver } from '../events/receiver.js';
 import { assertFitsWebhook } from '../helpers/contract.js';
 import { individual, unique, useSandbox, type Api } from '../helpers/sandbox.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { platformService } from '../../src/resources/platform/index.js';
+import { platformService } from '../../src/tenancy/index.js';
 import { assertFitsWebhook } from '../helpers/contract.js';
 import { unique, useSandbox } from '../helpers/sandbox.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { allMigrations } from '../../src/resources/registry.js';
+import { allMigrations } from '../../src/index.js';
 import { migrate, openDatabase } from '../../src/store/db.js';
 
 // A database made before the lists migrations gets its kept counts from the rows it holds, and

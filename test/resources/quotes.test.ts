@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { auditLedger } from '../../src/resources/ledger/index.js';
-import { platformService } from '../../src/resources/platform/index.js';
+import { platformService } from '../../src/tenancy/index.js';
 import { assertFitsWebhook } from '../helpers/contract.js';
 import { unique, useSandbox, type Api } from '../helpers/sandbox.js';
 

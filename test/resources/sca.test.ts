@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { totpCode } from '../../src/crypto/totp.js';
-import { platformService } from '../../src/resources/platform/index.js';
+import { platformService } from '../../src/tenancy/index.js';
 import { assertFitsWebhook } from '../helpers/contract.js';
 import { individual, useSandbox, type Api } from '../helpers/sandbox.js';
 import { SoftwareAuthenticator } from '../helpers/webauthn-authenticator.js';

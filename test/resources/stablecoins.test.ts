@@ -3,7 +3,7 @@ import { bech32m } from '@scure/base';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { auditLedger } from '../../src/resources/ledger/index.js';
-import { platformService } from '../../src/resources/platform/index.js';
+import { platformService } from '../../src/tenancy/index.js';
 import { stablecoinLedger } from '../../src/resources/stablecoins/index.js';
 import { individual, unique, useSandbox, type Api } from '../helpers/sandbox.js';
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/index.js';
-import { parseFixtureText } from '../../src/sandbox/fixtures.js';
+import { parseFixtureText } from '../../src/core/fixture-text.js';
 import { Api, unique, useSandbox } from '../helpers/sandbox.js';
 
 const s = useSandbox();

@@ -4,7 +4,7 @@ import { wordlist as english } from '@scure/bip39/wordlists/english.js';
 import { isoBase64URL } from '@simplewebauthn/server/helpers';
 import { decryptCredentialBundle, generateP256KeyPair, hpkeDecrypt } from '@turnkey/crypto';
 import { createHash } from 'node:crypto';
-import { walletRules } from '../../src/sandbox/wallet-rules.js';
+import { walletRules } from '../../src/rules/wallet-rules.js';
 import { useSandbox } from '../helpers/sandbox.js';
 import { emailOtpLogin, encryptOtp, signed, stampWith, walletCustomer } from '../helpers/wallet-client.js';
 import { SoftwareAuthenticator } from '../helpers/webauthn-authenticator.js';

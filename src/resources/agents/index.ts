@@ -1,11 +1,16 @@
 import type { Area } from '../area.js';
+import { registerQuoteGuard } from '../quotes/index.js';
 import { agentMigrations } from './repo.js';
 import { handlers } from './routes.js';
-import { removePlatformAgents } from './service.js';
+import { decideAgentTransaction, removePlatformAgents } from './service.js';
 
-export { agentBearerAuth } from './routes.js';
+// The agent policy guard registers with quotes: the platform's approve/reject of a payment an
+// agent's action holds pending decides that action.
+registerQuoteGuard({ decidePendingPayment: decideAgentTransaction });
+
+export { agentBearerScheme } from './routes.js';
 export { decideAgentTransaction } from './service.js';
-export type { AgentPrincipal } from './service.js';
+export type { AuthenticatedAgent } from './service.js';
 
 /**
  * Agents: management with platform credentials, device-code installation, the AgentAuth bearer

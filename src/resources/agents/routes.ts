@@ -1,6 +1,6 @@
-import type { MiddlewareHandler } from 'hono';
 import type { OperationHandlers } from '../area.js';
-import type { AppContext, AppEnv } from '../../server/env.js';
+import type { AppContext } from '../../server/env.js';
+import type { AgentPrincipal, BearerScheme } from '../../server/principals.js';
 import { idempotent } from '../../server/idempotency.js';
 import { jsonBody, queryOf } from '../../server/validate.js';
 import { customerExternalAccountCreate } from '../external-accounts/index.js';
@@ -47,22 +47,31 @@ import {
   rejectAction,
   updateAgent,
   updatePolicy,
-  type AgentPrincipal,
+  type AuthenticatedAgent,
 } from './service.js';
+
+/** The agents the AgentAuth scheme authenticated, by the principal it gave the server: handlers use the row it read. */
+const authenticated = new WeakMap<AgentPrincipal, AuthenticatedAgent>();
 
 /**
  * AgentAuth (`Authorization: Bearer <accessToken>`) for the operations whose contract security
- * is `AgentAuth`: binds the request to the agent's platform and customer, or `401`.
+ * is `AgentAuth`, registered with the server by the composition root: binds the request to the
+ * agent's platform and customer, or `401`.
  */
-export const agentBearerAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
-  c.set('authScheme', 'Bearer');
-  const principal = authenticateAgent(c.get('ctx'), c.req.header('Authorization'));
-  c.set('platform', principal.platform);
-  c.set('agent', principal);
-  await next();
+export const agentBearerScheme: BearerScheme = {
+  authenticate: (ctx, header) => {
+    const authenticatedAgent = authenticateAgent(ctx, header);
+    const principal: AgentPrincipal = { platform: authenticatedAgent.platform, agentId: authenticatedAgent.agent.id };
+    authenticated.set(principal, authenticatedAgent);
+    return principal;
+  },
 };
 
-const me = (c: AppContext): AgentPrincipal => c.get('agent');
+const me = (c: AppContext): AuthenticatedAgent => {
+  const agent = authenticated.get(c.get('agent'));
+  if (!agent) throw new Error('an agent operation ran without the agents bearer scheme authenticating it');
+  return agent;
+};
 const agentId = (c: AppContext) => c.req.param('agentId')!;
 /** Idempotency keys of agent operations are scoped to the agent, not only to its platform. */
 const perAgent = (c: AppContext, operationId: string) => `${operationId}:${me(c).agent.id}`;

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { perContext } from '../../core/per-context.js';
 import { ApiError, ErrorCode, notFound } from '../../core/errors.js';
 import { paginate, type Page } from '../../core/pagination.js';
-import type { SandboxContext } from '../../context.js';
+import type { SandboxContext } from '../../store/context.js';
 import { getCustomer } from '../customers/index.js';
 import {
   createExternalAccount,
@@ -12,7 +12,7 @@ import {
   type ExternalAccount,
 } from '../external-accounts/index.js';
 import { accountsOfCustomer, balancesOf, presentInternalAccount, type InternalAccountRow } from '../internal-accounts/index.js';
-import { platformService, type Platform } from '../platform/index.js';
+import { platformService, type Platform } from '../../tenancy/index.js';
 import { createQuote, executeQuote, getQuote, type QuoteRequest } from '../quotes/index.js';
 import { appliedRate, currencyInfo } from '../rates/index.js';
 import { getTransaction, listTransactions, type TransactionBody } from '../transactions/index.js';
@@ -27,7 +27,7 @@ export const DEVICE_CODE_TTL_MS = 24 * 60 * 60 * 1000;
 export const AGENT_ACTION_EVENT = 'AGENT_ACTION.PENDING_APPROVAL';
 
 /** The agent an AgentAuth bearer token authenticated, and its platform. */
-export interface AgentPrincipal {
+export interface AuthenticatedAgent {
   agent: AgentRow;
   platform: Platform;
 }
@@ -356,7 +356,7 @@ export function redeemDeviceCode(ctx: SandboxContext, code: string): Record<stri
  * AgentAuth: the agent of an `Authorization: Bearer <accessToken>` header and its platform, or
  * `401` naming the failed check. A deleted agent's token no longer matches anything.
  */
-export function authenticateAgent(ctx: SandboxContext, header: string | undefined): AgentPrincipal {
+export function authenticateAgent(ctx: SandboxContext, header: string | undefined): AuthenticatedAgent {
   if (!header) throw unauthorized('missing Authorization header; send Bearer <accessToken> from the device code redemption');
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!match) throw unauthorized('agent operations take Bearer <accessToken>, not platform credentials');
@@ -483,7 +483,7 @@ function appendTransition(ctx: SandboxContext, row: ActionRow): void {
  * Submits an action: within policy it executes at once (status `APPROVED`, with its
  * transaction); otherwise it waits in `PENDING_APPROVAL` and the agent-action webhook fires.
  */
-function submit(ctx: SandboxContext, principal: AgentPrincipal, submission: Submission, mode: 'AUTO' | 'APPROVAL_REQUIRED', amount: number, currency: string): Record<string, unknown> {
+function submit(ctx: SandboxContext, principal: AuthenticatedAgent, submission: Submission, mode: 'AUTO' | 'APPROVAL_REQUIRED', amount: number, currency: string): Record<string, unknown> {
   const { agent, platform } = principal;
   const customer = getCustomer(ctx, platform.id, agent.customer_id);
   const transactionId = mode === 'AUTO' ? execute(ctx, platform, submission) : null;
@@ -634,19 +634,19 @@ export function listApprovals(
 // ---------------------------------------------------------------------------------------------
 
 /** `GET /agents/me`. */
-export function getMe(ctx: SandboxContext, principal: AgentPrincipal): Record<string, unknown> {
+export function getMe(ctx: SandboxContext, principal: AuthenticatedAgent): Record<string, unknown> {
   return presentAgent(ctx, principal.agent);
 }
 
 /** An internal account of the agent's customer, or `404 REFERENCE_NOT_FOUND` (another customer's included). */
-function ownInternalAccount(ctx: SandboxContext, principal: AgentPrincipal, accountId: string): InternalAccountRow {
+function ownInternalAccount(ctx: SandboxContext, principal: AuthenticatedAgent, accountId: string): InternalAccountRow {
   const account = internalAccountOf(ctx, principal.platform.id, accountId);
   if (account.customer_id !== principal.agent.customer_id) throw notFound('REFERENCE_NOT_FOUND', `No internal account ${accountId} of this agent's customer.`);
   return account;
 }
 
 /** An external account of the agent's customer, or `404` (another customer's included). */
-function ownExternalAccount(ctx: SandboxContext, principal: AgentPrincipal, accountId: string): ExternalAccount {
+function ownExternalAccount(ctx: SandboxContext, principal: AuthenticatedAgent, accountId: string): ExternalAccount {
   const account = getExternalAccountFor(ctx, principal.platform.id, accountId, 'customer');
   if (account.customerId !== principal.agent.customer_id) throw notFound('REFERENCE_NOT_FOUND', `No external account ${accountId} of this agent's customer.`);
   return account;
@@ -667,7 +667,7 @@ function asField<T>(field: string, lookup: () => T): T {
 /** `GET /agents/me/internal-accounts`: the customer's accounts the policy lets the agent use. */
 export function listOwnInternalAccounts(
   ctx: SandboxContext,
-  principal: AgentPrincipal,
+  principal: AuthenticatedAgent,
   query: { limit: number; cursor?: string | undefined; currency?: string | undefined; type?: string | undefined },
 ): Page<Record<string, unknown>> {
   const allowed = policyOf(principal.agent).accountRestrictions?.allowedAccountIds;
@@ -685,13 +685,13 @@ export function listOwnInternalAccounts(
 }
 
 /** `GET /agents/me/external-accounts` (MANAGE_EXTERNAL_ACCOUNTS). */
-export function listOwnExternalAccounts(ctx: SandboxContext, principal: AgentPrincipal, query: { limit: number; cursor?: string | undefined; currency?: string | undefined }): Page<ExternalAccount> {
+export function listOwnExternalAccounts(ctx: SandboxContext, principal: AuthenticatedAgent, query: { limit: number; cursor?: string | undefined; currency?: string | undefined }): Page<ExternalAccount> {
   requirePermission(principal.agent, 'MANAGE_EXTERNAL_ACCOUNTS', 401);
   return listExternalAccounts(ctx, principal.platform, { ...query, customerId: principal.agent.customer_id }, 'customer');
 }
 
 /** `POST /agents/me/external-accounts` (MANAGE_EXTERNAL_ACCOUNTS): `customerId` is the agent's customer. */
-export function createOwnExternalAccount(ctx: SandboxContext, principal: AgentPrincipal, input: Parameters<typeof createExternalAccount>[2]): ExternalAccount {
+export function createOwnExternalAccount(ctx: SandboxContext, principal: AuthenticatedAgent, input: Parameters<typeof createExternalAccount>[2]): ExternalAccount {
   requirePermission(principal.agent, 'MANAGE_EXTERNAL_ACCOUNTS', 401);
   requireActive(principal.agent, 401);
   if (input.customerId !== undefined && input.customerId !== principal.agent.customer_id) {
@@ -703,13 +703,13 @@ export function createOwnExternalAccount(ctx: SandboxContext, principal: AgentPr
 }
 
 /** `GET /agents/me/external-accounts/{id}` (MANAGE_EXTERNAL_ACCOUNTS). */
-export function getOwnExternalAccount(ctx: SandboxContext, principal: AgentPrincipal, id: string): ExternalAccount {
+export function getOwnExternalAccount(ctx: SandboxContext, principal: AuthenticatedAgent, id: string): ExternalAccount {
   requirePermission(principal.agent, 'MANAGE_EXTERNAL_ACCOUNTS', 401);
   return ownExternalAccount(ctx, principal, id);
 }
 
 /** `DELETE /agents/me/external-accounts/{id}` (MANAGE_EXTERNAL_ACCOUNTS). */
-export function deleteOwnExternalAccount(ctx: SandboxContext, principal: AgentPrincipal, id: string): void {
+export function deleteOwnExternalAccount(ctx: SandboxContext, principal: AuthenticatedAgent, id: string): void {
   requirePermission(principal.agent, 'MANAGE_EXTERNAL_ACCOUNTS', 401);
   requireActive(principal.agent, 401);
   ctx.tx(() => {
@@ -723,7 +723,7 @@ export function deleteOwnExternalAccount(ctx: SandboxContext, principal: AgentPr
  * allowed by the policy); the quote is made by the quotes service and remembered as this
  * agent's. `immediatelyExecute` goes through the same policy as `/execute`.
  */
-export function createOwnQuote(ctx: SandboxContext, principal: AgentPrincipal, request: QuoteRequest): { status: number; body: unknown } {
+export function createOwnQuote(ctx: SandboxContext, principal: AuthenticatedAgent, request: QuoteRequest): { status: number; body: unknown } {
   const { agent, platform } = principal;
   requirePermission(agent, 'CREATE_QUOTES');
   requireActive(agent);
@@ -760,7 +760,7 @@ export function createOwnQuote(ctx: SandboxContext, principal: AgentPrincipal, r
   });
 }
 
-function ownQuote(ctx: SandboxContext, principal: AgentPrincipal, quoteId: string): Record<string, unknown> {
+function ownQuote(ctx: SandboxContext, principal: AuthenticatedAgent, quoteId: string): Record<string, unknown> {
   if (!repoOf(ctx).isAgentQuote(quoteId, principal.agent.id)) throw notFound('QUOTE_NOT_FOUND', `No quote ${quoteId} created by this agent.`);
   return getQuote(ctx, principal.platform.id, quoteId);
 }
@@ -777,7 +777,7 @@ function isExecuted(ctx: SandboxContext, platformId: string, transactionId: stri
 }
 
 /** `GET /agents/me/quotes/{quoteId}`: only quotes this agent created. */
-export function getOwnQuote(ctx: SandboxContext, principal: AgentPrincipal, quoteId: string): Record<string, unknown> {
+export function getOwnQuote(ctx: SandboxContext, principal: AuthenticatedAgent, quoteId: string): Record<string, unknown> {
   return ownQuote(ctx, principal, quoteId);
 }
 
@@ -785,7 +785,7 @@ export function getOwnQuote(ctx: SandboxContext, principal: AgentPrincipal, quot
  * `POST /agents/me/quotes/{quoteId}/execute` (EXECUTE_QUOTES): the policy decides between
  * executing now (through the quotes service) and waiting for the platform's approval.
  */
-export function executeOwnQuote(ctx: SandboxContext, principal: AgentPrincipal, quoteId: string): Record<string, unknown> {
+export function executeOwnQuote(ctx: SandboxContext, principal: AuthenticatedAgent, quoteId: string): Record<string, unknown> {
   const { agent } = principal;
   requirePermission(agent, 'EXECUTE_QUOTES');
   requireActive(agent);
@@ -812,7 +812,7 @@ export function executeOwnQuote(ctx: SandboxContext, principal: AgentPrincipal, 
 }
 
 /** `POST /agents/me/transfer-out` (CREATE_TRANSFERS): from the customer's internal account to its external one. */
-export function ownTransferOut(ctx: SandboxContext, principal: AgentPrincipal, request: TransferOutRequest): Record<string, unknown> {
+export function ownTransferOut(ctx: SandboxContext, principal: AuthenticatedAgent, request: TransferOutRequest): Record<string, unknown> {
   const { agent } = principal;
   requirePermission(agent, 'CREATE_TRANSFERS');
   requireActive(agent);
@@ -827,7 +827,7 @@ export function ownTransferOut(ctx: SandboxContext, principal: AgentPrincipal, r
 }
 
 /** `POST /agents/me/transfer-in` (CREATE_TRANSFERS): from the customer's external account into its internal one. */
-export function ownTransferIn(ctx: SandboxContext, principal: AgentPrincipal, request: TransferInRequest): Record<string, unknown> {
+export function ownTransferIn(ctx: SandboxContext, principal: AuthenticatedAgent, request: TransferInRequest): Record<string, unknown> {
   const { agent } = principal;
   requirePermission(agent, 'CREATE_TRANSFERS');
   requireActive(agent);
@@ -846,7 +846,7 @@ export function ownTransferIn(ctx: SandboxContext, principal: AgentPrincipal, re
 /** `GET /agents/me/transactions` (VIEW_TRANSACTIONS): the customer's transactions only. */
 export function listOwnTransactions(
   ctx: SandboxContext,
-  principal: AgentPrincipal,
+  principal: AuthenticatedAgent,
   query: Parameters<typeof listTransactions>[2],
 ): Page<TransactionBody> {
   requirePermission(principal.agent, 'VIEW_TRANSACTIONS', 401);
@@ -860,7 +860,7 @@ export function listOwnTransactions(
 }
 
 /** `GET /agents/me/transactions/{id}` (VIEW_TRANSACTIONS): another customer's transaction is a 404. */
-export function getOwnTransaction(ctx: SandboxContext, principal: AgentPrincipal, transactionId: string): TransactionBody {
+export function getOwnTransaction(ctx: SandboxContext, principal: AuthenticatedAgent, transactionId: string): TransactionBody {
   requirePermission(principal.agent, 'VIEW_TRANSACTIONS', 401);
   const transaction = getTransaction(ctx, principal.platform.id, transactionId);
   if (transaction.customerId !== principal.agent.customer_id) throw notFound('TRANSACTION_NOT_FOUND', `No transaction ${transactionId} of this agent's customer.`);
@@ -868,7 +868,7 @@ export function getOwnTransaction(ctx: SandboxContext, principal: AgentPrincipal
 }
 
 /** `GET /agents/me/actions`. */
-export function listOwnActions(ctx: SandboxContext, principal: AgentPrincipal, query: { limit: number; cursor?: string | undefined; status?: string | undefined }): Page<Record<string, unknown>> {
+export function listOwnActions(ctx: SandboxContext, principal: AuthenticatedAgent, query: { limit: number; cursor?: string | undefined; status?: string | undefined }): Page<Record<string, unknown>> {
   const filter: ActionFilter = { agentId: principal.agent.id, status: query.status };
   const repo = repoOf(ctx);
   const platformId = principal.platform.id;
@@ -876,7 +876,7 @@ export function listOwnActions(ctx: SandboxContext, principal: AgentPrincipal, q
 }
 
 /** `GET /agents/me/actions/{actionId}`: only this agent's actions. */
-export function getOwnAction(ctx: SandboxContext, principal: AgentPrincipal, actionId: string): Record<string, unknown> {
+export function getOwnAction(ctx: SandboxContext, principal: AuthenticatedAgent, actionId: string): Record<string, unknown> {
   const row = repoOf(ctx).actionById(principal.platform.id, actionId);
   if (!row || row.agent_id !== principal.agent.id) throw notFound('REFERENCE_NOT_FOUND', `No action ${actionId} of this agent.`);
   return presentAction(ctx, row);

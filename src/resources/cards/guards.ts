@@ -1,4 +1,4 @@
-import type { SandboxContext } from '../../context.js';
+import type { SandboxContext } from '../../store/context.js';
 import type { InternalAccountRow } from '../internal-accounts/index.js';
 
 /**

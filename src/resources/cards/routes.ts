@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import type { SandboxContext } from '../../context.js';
+import type { SandboxContext } from '../../store/context.js';
 import type { AppContext, AppEnv } from '../../server/env.js';
 import { jsonBody, queryOf } from '../../server/validate.js';
 import type { OperationHandlers } from '../area.js';

@@ -3,7 +3,7 @@ import { ApiError, ErrorCode, invalidInput, notFound } from '../../core/errors.j
 import { currencyOf, type Currency } from '../../core/money.js';
 import { decodeCursor, encodeCursor } from '../../core/pagination.js';
 import { perContext } from '../../core/per-context.js';
-import type { SandboxContext } from '../../context.js';
+import type { SandboxContext } from '../../store/context.js';
 import {
   cardEligibleCurrencies,
   decisionOf,
@@ -13,11 +13,11 @@ import {
   staticPasswordCurrencies,
   suffixOf,
   type DecisionRule,
-} from '../../sandbox/card-rules.js';
+} from '../../rules/card-rules.js';
 import { getCustomer, type CustomerRecord } from '../customers/index.js';
 import { internalAccountRepo, type InternalAccountRow } from '../internal-accounts/index.js';
 import { bucketOf, ledgerBalance, move, worldAccount } from '../ledger/index.js';
-import type { Platform } from '../platform/index.js';
+import type { Platform } from '../../tenancy/index.js';
 import { recordTransaction, updateTransaction } from '../transactions/index.js';
 import { fundingSourceGuards } from './guards.js';
 import { CardRepo, type CardFilter, type CardRow, type CardTransactionRow, type SimulationRow } from './repo.js';

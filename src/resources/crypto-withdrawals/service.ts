@@ -2,8 +2,8 @@ import { sandboxWarning } from '../../core/warnings.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bech32, bech32m, createBase58check } from '@scure/base';
 import { ApiError, invalidInput } from '../../core/errors.js';
-import type { SandboxContext } from '../../context.js';
-import { networkFees, type NetworkFeeRow } from '../../sandbox/crypto-withdrawal-fees.js';
+import type { SandboxContext } from '../../store/context.js';
+import { networkFees, type NetworkFeeRow } from '../../rules/crypto-withdrawal-fees.js';
 import {
   bolt11Problem,
   bolt12Problem,
@@ -12,7 +12,7 @@ import {
   solanaAddressProblem,
   sparkAddressProblem,
 } from '../external-accounts/index.js';
-import type { Platform } from '../platform/index.js';
+import type { Platform } from '../../tenancy/index.js';
 import { appliedRate, currencyInfo } from '../rates/index.js';
 import { checkAmount, internalAccountOf } from '../transfers/index.js';
 import type { EstimateWithdrawalFeeRequest } from './schemas.js';

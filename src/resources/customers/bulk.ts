@@ -1,10 +1,10 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { parse } from 'csv-parse';
-import type { SandboxContext } from '../../context.js';
+import type { SandboxContext } from '../../store/context.js';
 import { ApiError, notFound } from '../../core/errors.js';
-import { BULK_IMPORT_ROWS_PER_TICK, BULK_IMPORT_TICK_SECONDS } from '../../sandbox/kyc-rules.js';
+import { BULK_IMPORT_ROWS_PER_TICK, BULK_IMPORT_TICK_SECONDS } from '../../rules/kyc-rules.js';
 import { checkStrings, parseWith } from '../../server/validate.js';
-import { platformService, type Platform } from '../platform/index.js';
+import { platformService, type Platform } from '../../tenancy/index.js';
 import { ImportJobRepo, type ImportJobRow } from './repo.js';
 import { customerCreate } from './schemas.js';
 import { createCustomer } from './service.js';

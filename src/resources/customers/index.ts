@@ -21,6 +21,7 @@ export { country, customerCreate, customerUpdate, date } from './schemas.js';
 export { getImportJob, presentImportJob } from './bulk.js';
 export type { CustomerCreate, CustomerUpdate } from './schemas.js';
 export { EU_COUNTRIES, isCountryCode } from './validation.js';
+export { registerCustomerUpdateGuard, type CustomerUpdateChallenge, type CustomerUpdateGuard } from './guards.js';
 
 /** Customers: CRUD, End User Terms and consent, contact verification, bulk CSV import. */
 export const customersArea: Area = {

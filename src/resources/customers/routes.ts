@@ -1,9 +1,10 @@
-import { guardCustomerContactChange, signedHeadersOf } from '../wallet-auth/index.js';
 import type { OperationHandlers } from '../area.js';
 import { getImportJob, MAX_CSV_BYTES, presentImportJob, readCsv, slices, startImport, type ReadCsv } from './bulk.js';
 import { MultipartError, readMultipart } from '../../server/multipart.js';
 import { jsonText } from '../../server/json-text.js';
+import { signedHeadersOf } from '../../server/signed-headers.js';
 import { jsonBody, listQueryOf } from '../../server/validate.js';
+import { updateGuards } from './guards.js';
 import { contactConfirm, customerCreate, customerListQuery, customerUpdate } from './schemas.js';
 import {
   confirmContactCode,
@@ -30,12 +31,17 @@ export const handlers: OperationHandlers = {
     const ctx = c.get('ctx');
     const platform = c.get('platform');
     const customerId = c.req.param('customerId')!;
-    // Wallet-auth: an email/phone tied to embedded-wallet OTP credentials changes by signed retry.
+    // The guards registered with customers (wallet-auth: an email/phone tied to embedded-wallet
+    // OTP credentials changes by signed retry) may answer with a challenge instead.
     const outcome = ctx.tx(() => {
       const current = findCustomer(ctx, platform.id, customerId);
       const change = input as { email?: string; phoneNumber?: string };
-      const challenge = guardCustomerContactChange(ctx, platform, { id: current.id, email: current.profile.email, phoneNumber: current.profile.phoneNumber }, change, signedHeadersOf(c));
-      return challenge ?? presentCustomer(updateCustomer(ctx, platform, customerId, input));
+      const headers = signedHeadersOf(c);
+      for (const guard of updateGuards) {
+        const challenge = guard(ctx, platform, { id: current.id, email: current.profile.email, phoneNumber: current.profile.phoneNumber }, change, headers);
+        if (challenge) return challenge;
+      }
+      return presentCustomer(updateCustomer(ctx, platform, customerId, input));
     });
     return 'payloadToSign' in outcome ? c.json(outcome, 202) : c.json(outcome);
   },

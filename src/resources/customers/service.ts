@@ -1,5 +1,5 @@
 import { perContext } from '../../core/per-context.js';
-import type { SandboxContext } from '../../context.js';
+import type { SandboxContext } from '../../store/context.js';
 import { ApiError, ErrorCode, type FieldError, invalidInput, notFound } from '../../core/errors.js';
 import { paginateJson, type PageRequest } from '../../core/pagination.js';
 import {
@@ -8,9 +8,9 @@ import {
   individualDefaultStatus,
   individualStatusAtCreation,
   suffixOf,
-} from '../../sandbox/kyc-rules.js';
+} from '../../rules/kyc-rules.js';
 import { closeCustomerAccounts, provisionCustomerAccounts } from '../internal-accounts/index.js';
-import type { Platform } from '../platform/index.js';
+import type { Platform } from '../../tenancy/index.js';
 import { CustomerRepo, type CustomerFilter, type CustomerRow } from './repo.js';
 import type { CustomerCreate, CustomerListQuery, CustomerUpdate } from './schemas.js';
 import { checkFullName, checkIdentifier, checkOtherDescriptions, checkTaxId, EU_COUNTRIES } from './validation.js';

@@ -1,4 +1,4 @@
-import { discoveries, type DiscoveryRow } from '../../sandbox/rails.js';
+import { discoveries, type DiscoveryRow } from '../../rules/rails.js';
 
 /** `GET /discoveries`: the institutions of the rails table, by country and currency. */
 export function listDiscoveries(filter: { country?: string | undefined; currency?: string | undefined }): { data: DiscoveryRow[] } {

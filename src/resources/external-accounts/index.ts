@@ -7,6 +7,7 @@ import { removePlatformExternalAccounts, triggerStatusUpdated } from './service.
 export { createExternalAccount, defaultUmaDepositAccountOf, getExternalAccount, getExternalAccountFor, primaryIdentifierSuffix, primaryIdentifierOf, suffixOf } from './service.js';
 export { deleteExternalAccount, listExternalAccounts } from './service.js';
 export { customerExternalAccountCreate } from './schemas.js';
+export { registerExternalAccountDeletionGuard, type ExternalAccountDeletionGuard } from './guards.js';
 export { bolt11Problem, bolt12Problem, evmAddressProblem, lightningAddressProblem, solanaAddressProblem, sparkAddressProblem } from './validators.js';
 export type { ExternalAccount, Scope as ExternalAccountScope } from './service.js';
 

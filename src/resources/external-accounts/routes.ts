@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
-import type { SandboxContext } from '../../context.js';
+import type { SandboxContext } from '../../store/context.js';
 import type { AppContext, AppEnv } from '../../server/env.js';
 import { jsonBody, optionalJson, parseWith, queryOf } from '../../server/validate.js';
 import type { OperationHandlers } from '../area.js';

@@ -2,15 +2,15 @@ import { perContext } from '../../core/per-context.js';
 import { ApiError, ErrorCode, type FieldError, invalidInput, notFound } from '../../core/errors.js';
 import { paginate, type Page } from '../../core/pagination.js';
 import { sandboxWarning, warnIgnoredFields } from '../../core/warnings.js';
-import type { SandboxContext } from '../../context.js';
+import type { SandboxContext } from '../../store/context.js';
 import type { OutboxEvent } from '../../events/index.js';
-import { beneficiaryOutcomeOf } from '../../sandbox/external-account-rules.js';
-import { corridorOf, institutionOf, swiftBlockReason, swiftCurrencies, type Rail } from '../../sandbox/rails.js';
+import { beneficiaryOutcomeOf } from '../../rules/external-account-rules.js';
+import { corridorOf, institutionOf, swiftBlockReason, swiftCurrencies, type Rail } from '../../rules/rails.js';
 import { getCustomer } from '../customers/index.js';
-import type { Platform } from '../platform/index.js';
-import { assertBeneficiaryDeletable } from '../sca/index.js';
+import type { Platform } from '../../tenancy/index.js';
 import { accountTypeShapes } from './account-types.generated.js';
 import { ExternalAccountRepo, type ExternalAccountRow, type ListFilter } from './repo.js';
+import { deletionGuards } from './guards.js';
 import { checkAccountInfoShape, type ExternalAccountCreate } from './schemas.js';
 import {
   abaProblem,
@@ -501,7 +501,7 @@ export function defaultUmaDepositAccountOf(ctx: SandboxContext, platformId: stri
 export function deleteExternalAccount(ctx: SandboxContext, platformId: string, id: string, scope: Scope): void {
   ctx.tx(() => {
     const row = rowFor(ctx, platformId, id, scope);
-    assertBeneficiaryDeletable(ctx, platformId, row.id);
+    for (const guard of deletionGuards) guard(ctx, platformId, row.id);
     repoOf(ctx).softDelete(row.id, ctx.clock.iso());
   });
 }

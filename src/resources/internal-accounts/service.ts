@@ -1,10 +1,10 @@
 import { perContext } from '../../core/per-context.js';
 import { createHash } from 'node:crypto';
-import type { SandboxContext } from '../../context.js';
+import type { SandboxContext } from '../../store/context.js';
 import { currencyOf, type Currency } from '../../core/money.js';
 import { paginate, type Page } from '../../core/pagination.js';
 import { accountBalances } from '../ledger/index.js';
-import type { Platform } from '../platform/index.js';
+import type { Platform } from '../../tenancy/index.js';
 import { InternalAccountRepo, type InternalAccountFilter, type InternalAccountRow } from './repo.js';
 
 /** The contract's `InternalAccountType`. */

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import type { SandboxContext } from '../../context.js';
+import type { SandboxContext } from '../../store/context.js';
 import { ApiError, ErrorCode } from '../../core/errors.js';
-import { KYC_LINK_TTL_SECONDS, KYC_SESSION_TTL_SECONDS } from '../../sandbox/kyc-rules.js';
+import { KYC_LINK_TTL_SECONDS, KYC_SESSION_TTL_SECONDS } from '../../rules/kyc-rules.js';
 import { getCustomer } from '../customers/index.js';
-import type { Platform } from '../platform/index.js';
+import type { Platform } from '../../tenancy/index.js';
 import type { KycLinkRow } from './repo.js';
 import { kycRepo } from './service.js';
 

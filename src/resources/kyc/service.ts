@@ -1,6 +1,6 @@
 import { perContext } from '../../core/per-context.js';
 import { createHash } from 'node:crypto';
-import type { SandboxContext } from '../../context.js';
+import type { SandboxContext } from '../../store/context.js';
 import { ApiError, ErrorCode, type FieldError, invalidInput, notFound } from '../../core/errors.js';
 import { paginate, type Page } from '../../core/pagination.js';
 import {
@@ -13,9 +13,9 @@ import {
   ownerDefaultStatus,
   ownerStatusAtVerification,
   suffixOf,
-} from '../../sandbox/kyc-rules.js';
+} from '../../rules/kyc-rules.js';
 import { EU_COUNTRIES, getCustomer, setCustomerStatus, type CustomerRecord, type KycStatus } from '../customers/index.js';
-import { platformService, type Platform } from '../platform/index.js';
+import { platformService, type Platform } from '../../tenancy/index.js';
 import { KycRepo, type DocumentRow, type OwnerRow, type VerificationRow } from './repo.js';
 import type { DocumentFields, DocumentType, OwnerCreate, OwnerUpdate } from './schemas.js';
 

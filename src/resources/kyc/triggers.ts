@@ -1,8 +1,8 @@
 import { ApiError, ErrorCode } from '../../core/errors.js';
-import type { SandboxContext } from '../../context.js';
-import type { OutboxEvent } from '../../events/outbox.js';
+import type { SandboxContext } from '../../store/context.js';
+import type { OutboxEvent } from '../../store/outbox.js';
 import { registerTriggerProducer, type TriggerRequest } from '../../events/triggers.js';
-import { END_USER_TERMS } from '../../sandbox/kyc-rules.js';
+import { END_USER_TERMS } from '../../rules/kyc-rules.js';
 import {
   createCustomer,
   customerCreate,
@@ -13,7 +13,7 @@ import {
   setCustomerStatus,
   statusEventType,
 } from '../customers/index.js';
-import type { Platform } from '../platform/index.js';
+import type { Platform } from '../../tenancy/index.js';
 import { getVerification, presentVerification } from './service.js';
 
 const STATUSES = ['PENDING', 'APPROVED', 'REJECTED'] as const;

@@ -1,6 +1,6 @@
 import { perContext } from '../../core/per-context.js';
 import { ApiError } from '../../core/errors.js';
-import type { SandboxContext } from '../../context.js';
+import type { SandboxContext } from '../../store/context.js';
 import { LedgerRepo, type EntryRow } from './repo.js';
 
 /**

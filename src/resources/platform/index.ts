@@ -1,16 +1,25 @@
 import type { Area } from '../area.js';
-import { platformMigrations } from './repo.js';
+import type { BasicScheme } from '../../server/principals.js';
+import { platformMigrations, platformService } from '../../tenancy/index.js';
 import { handlers } from './routes.js';
-import { platformService } from './service.js';
 
-export type { Platform, PlatformConfigData, PlatformSettings, NewPlatform } from './service.js';
-export { PlatformService, platformService } from './service.js';
-
-/** Platform Configuration: `GET /config`, `PATCH /config`, and the platforms behind the credentials. */
+/** Platform Configuration: `GET /config` and `PATCH /config` over the platforms of tenancy (src/tenancy/). */
 export const platformArea: Area = {
   name: 'platform',
   migrations: platformMigrations,
   handlers,
   init: (ctx) => platformService(ctx).hashStoredSecrets(),
   resetPlatform: (ctx, platform) => platformService(ctx).resetConfig(platform),
+};
+
+/**
+ * HTTP Basic with a platform's own client id and secret: the first scheme the server asks
+ * (registered by the composition root).
+ */
+export const platformCredentialsScheme: BasicScheme = {
+  authenticate: async (ctx, { clientId, clientSecret }) => {
+    const platform = await platformService(ctx).authenticate(clientId, clientSecret);
+    return platform && { platform };
+  },
+  knows: (ctx, clientId) => platformService(ctx).byClientId(clientId) !== undefined,
 };

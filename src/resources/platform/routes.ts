@@ -1,7 +1,7 @@
 import type { OperationHandlers } from '../area.js';
 import { jsonBody } from '../../server/validate.js';
-import { platformService } from './service.js';
-import { platformConfigUpdate } from './schemas.js';
+import { platformService } from '../../tenancy/index.js';
+import { platformConfigUpdate } from '../../tenancy/index.js';
 
 /** Platform Configuration operations. */
 export const handlers: OperationHandlers = {

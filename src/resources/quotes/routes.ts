@@ -1,7 +1,6 @@
 import type { OperationHandlers } from '../area.js';
 import { idempotent } from '../../server/idempotency.js';
 import { jsonBody } from '../../server/validate.js';
-import { decideAgentTransaction } from '../agents/index.js';
 import {
   approvePaymentRequest,
   cancelTransactionRequest,
@@ -12,8 +11,8 @@ import {
   sandboxSendRequest,
 } from './schemas.js';
 import { decideTransaction } from '../transactions/index.js';
-import { walletSignatureOf } from '../wallet-auth/index.js';
-import { cancelTransaction, confirmReceipt, createQuote, executeQuote, getQuote, sandboxSend } from './service.js';
+import { walletSignatureOf } from '../../server/signed-headers.js';
+import { cancelTransaction, confirmReceipt, createQuote, decidePendingPayment, executeQuote, getQuote, sandboxSend } from './service.js';
 
 /** Cross-currency transfers (quotes), their execution, sandbox real-time funding and the transaction actions. */
 export const handlers: OperationHandlers = {
@@ -44,12 +43,13 @@ export const handlers: OperationHandlers = {
     const { receiptDeliveryConfirmedAt } = await jsonBody(c, confirmReceiptRequest, { optional: true });
     return c.json(confirmReceipt(c.get('ctx'), c.get('platform'), c.req.param('transactionId')!, receiptDeliveryConfirmedAt));
   },
-  // Transactions pending platform approval: the transactions area dispatches to the kind that holds them.
+  // Transactions pending platform approval: a guard that holds the payment (an agent's action)
+  // decides it, else the transactions area dispatches to the kind that holds it.
   approvePendingPayment: async (c) => {
     const { receiverCustomerInfo } = await jsonBody(c, approvePaymentRequest, { optional: true });
     const transactionId = c.req.param('transactionId')!;
     return c.json(
-      decideAgentTransaction(c.get('ctx'), c.get('platform'), transactionId, 'APPROVE') ??
+      decidePendingPayment(c.get('ctx'), c.get('platform'), transactionId, 'APPROVE') ??
         decideTransaction(c.get('ctx'), c.get('platform').id, transactionId, { decision: 'APPROVE', via: 'API', receiverCustomerInfo }),
     );
   },
@@ -57,7 +57,7 @@ export const handlers: OperationHandlers = {
     const { reason } = await jsonBody(c, rejectPaymentRequest, { optional: true });
     const transactionId = c.req.param('transactionId')!;
     return c.json(
-      decideAgentTransaction(c.get('ctx'), c.get('platform'), transactionId, 'REJECT', reason) ??
+      decidePendingPayment(c.get('ctx'), c.get('platform'), transactionId, 'REJECT', reason) ??
         decideTransaction(c.get('ctx'), c.get('platform').id, transactionId, { decision: 'REJECT', via: 'API', reason }),
     );
   },

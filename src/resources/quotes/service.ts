@@ -1,18 +1,17 @@
 import { perContext } from '../../core/per-context.js';
 import { ApiError, ErrorCode, notFound } from '../../core/errors.js';
-import type { SandboxContext } from '../../context.js';
-import { DEFAULT_LOCK_SECONDS, lockSecondsByRail, payoutRuleOf, umaPayoutRule, type PayoutRule, type PayoutStep } from '../../sandbox/quote-rules.js';
+import type { SandboxContext } from '../../store/context.js';
+import { DEFAULT_LOCK_SECONDS, lockSecondsByRail, payoutRuleOf, umaPayoutRule, type PayoutRule, type PayoutStep } from '../../rules/quote-rules.js';
 import { assertCustomerCanMoveMoney, getCustomer, type CustomerRecord } from '../customers/index.js';
 import { getExternalAccountFor, primaryIdentifierSuffix, type ExternalAccount } from '../external-accounts/index.js';
 import { fundingInstructions, type InternalAccountRow } from '../internal-accounts/index.js';
 import { accountBalances, bucketOf, insufficientFunds, move, post, worldAccount } from '../ledger/index.js';
-import type { Platform } from '../platform/index.js';
+import type { Platform } from '../../tenancy/index.js';
 import { price, type Pricing } from '../rates/index.js';
-import { requireQuoteAuthorization, type QuoteScaRequest } from '../sca/index.js';
 import { getTransaction, recordTransaction, updateTransaction, type NewTransaction, type TransactionBody } from '../transactions/index.js';
 import { checkAmount, internalAccountOf, ownerForMovement, type AccountOwner } from '../transfers/index.js';
 import { getReceiverLookup, resolveUmaAddress } from '../uma/index.js';
-import { authorizeWalletPayment, walletPaymentInstructions } from '../wallet-auth/index.js';
+import { quoteGuards, type QuoteAuthorizationRequest, type QuoteGuard } from './guards.js';
 import { QuoteRepo, type QuoteRow } from './repo.js';
 import type { QuoteRequest } from './schemas.js';
 
@@ -34,6 +33,19 @@ interface Plan {
 }
 
 const repoOf = perContext((ctx: SandboxContext) => new QuoteRepo(ctx.db));
+
+/** The first answer of the registered guards at one point (quotes/guards.ts), or undefined when none answers. */
+function guardAnswer<T>(ask: (guard: QuoteGuard) => T | undefined): T | undefined {
+  for (const guard of quoteGuards) {
+    const answer = ask(guard);
+    if (answer !== undefined) return answer;
+  }
+  return undefined;
+}
+
+/** The authorization guard (SCA): the challenge a send must answer first, or undefined. */
+const requireAuthorization = (ctx: SandboxContext, platform: Platform, request: QuoteAuthorizationRequest) =>
+  guardAnswer((guard) => guard.requireAuthorization?.(ctx, platform, request));
 
 /** A 404 from a lookup becomes a 400 on the request field: POST /quotes declares no 404. */
 function asField<T>(field: string, lookup: () => T): T {
@@ -278,7 +290,9 @@ export function createQuote(ctx: SandboxContext, platform: Platform, request: Qu
     // Wallet-auth: an embedded-wallet source is paid by a stamp over the EMBEDDED_WALLET entry's payloadToSign.
     if (walletSource) {
       const spark = fundingInstructions(walletSource.id, walletSource.currency, false)[0]?.accountOrWalletInfo as { address: string };
-      body.paymentInstructions = walletPaymentInstructions(ctx, platform, { quoteId: id, accountId: walletSource.id, amount: pricing.totalSendingAmount, currency: walletSource.currency, sparkAddress: spark.address });
+      const payment = { quoteId: id, accountId: walletSource.id, amount: pricing.totalSendingAmount, currency: walletSource.currency, sparkAddress: spark.address };
+      const instructions = guardAnswer((guard) => guard.walletInstructions?.(ctx, platform, payment));
+      if (instructions) body.paymentInstructions = instructions;
     }
     const plan: Plan = {
       source,
@@ -290,7 +304,7 @@ export function createQuote(ctx: SandboxContext, platform: Platform, request: Qu
       purposeOfPayment: request.purposeOfPayment,
     };
     // SCA (issue 14): an in-scope customer's real-time-funded quote waits for authorization; its instructions are withheld until then.
-    const scaChallenge = source.kind === 'REALTIME_FUNDING' ? requireQuoteAuthorization(ctx, platform, scaRequestOf(id, plan, 'CREATE', request.scaFactor)) : undefined;
+    const scaChallenge = source.kind === 'REALTIME_FUNDING' ? requireAuthorization(ctx, platform, scaRequestOf(id, plan, 'CREATE', request.scaFactor)) : undefined;
     if (scaChallenge) {
       body.status = 'PENDING_AUTHORIZATION';
       body.scaChallenge = scaChallenge;
@@ -431,7 +445,7 @@ function scheduleStep(ctx: SandboxContext, platformId: string, quoteId: string, 
 
 /** How a quote is executed: the SCA factor asked for, whether at creation (`immediatelyExecute`), and the wallet stamp. */
 export interface ExecuteOptions {
-  scaFactor?: QuoteScaRequest['preferredFactor'];
+  scaFactor?: QuoteAuthorizationRequest['preferredFactor'];
   /** Executed by `immediatelyExecute` at creation: SCA is checked at authorization instead of needing a live session. */
   immediately?: boolean;
   /** The wallet stamp (`Service-Wallet-Signature` or `Grid-Wallet-Signature`), for an embedded-wallet source. */
@@ -453,11 +467,14 @@ export function executeQuote(ctx: SandboxContext, platform: Platform, quoteId: s
     }
     const sourceAccount = internalAccountOf(ctx, platform.id, plan.source.accountId);
     // Wallet-auth guard: an embedded-wallet source needs a stamp over the quote's payloadToSign.
-    if (sourceAccount.type === 'EMBEDDED_WALLET') authorizeWalletPayment(ctx, sourceAccount.id, embeddedPayloadOf(row), walletSignature);
+    if (sourceAccount.type === 'EMBEDDED_WALLET') {
+      const payloadToSign = embeddedPayloadOf(row);
+      for (const guard of quoteGuards) guard.authorizeWalletPayment?.(ctx, sourceAccount.id, payloadToSign, walletSignature);
+    }
     claim(ctx, row, 409);
     ownerForMovement(ctx, platform, sourceAccount);
     // SCA (issue 14): an in-scope customer authorizes the send (POST /quotes/{id}/authorize) before any money moves.
-    const scaChallenge = requireQuoteAuthorization(ctx, platform, { ...scaRequestOf(row.id, plan, 'EXECUTE', scaFactor), sessionRequired: !immediately });
+    const scaChallenge = requireAuthorization(ctx, platform, { ...scaRequestOf(row.id, plan, 'EXECUTE', scaFactor), sessionRequired: !immediately });
     if (scaChallenge) {
       const available = accountBalances(ctx, plan.source.accountId).available;
       if (available < plan.pricing.totalSendingAmount) throw insufficientFunds(plan.source.accountId, available, plan.pricing.totalSendingAmount, plan.source.currency);
@@ -586,7 +603,7 @@ export function confirmReceipt(ctx: SandboxContext, platform: Platform, transact
 }
 
 /** What the SCA guard needs to know about a quote (issue 14). */
-function scaRequestOf(quoteId: string, plan: Plan, phase: QuoteScaRequest['phase'], preferredFactor: QuoteScaRequest['preferredFactor']): QuoteScaRequest {
+function scaRequestOf(quoteId: string, plan: Plan, phase: QuoteAuthorizationRequest['phase'], preferredFactor: QuoteAuthorizationRequest['preferredFactor']): QuoteAuthorizationRequest {
   const customerId = plan.owner.customerId.startsWith('Customer:') ? plan.owner.customerId : null;
   const destination = plan.destination;
   return {
@@ -651,6 +668,14 @@ export function expireQuoteAuthorization(ctx: SandboxContext, platformId: string
   delete body.scaChallenge;
   repoOf(ctx).update(row.id, 'EXPIRED', JSON.stringify({ ...body, status: 'EXPIRED' }));
   updateTransaction(ctx, platformId, row.transaction_id, { status: 'EXPIRED' });
+}
+
+/**
+ * `POST /transactions/{id}/approve` and `/reject` of a payment a guard holds pending (an agent's
+ * action awaiting the platform): the guard's answer, or undefined when no guard holds it.
+ */
+export function decidePendingPayment(ctx: SandboxContext, platform: Platform, transactionId: string, decision: 'APPROVE' | 'REJECT', reason?: string): Record<string, unknown> | undefined {
+  return guardAnswer((guard) => guard.decidePendingPayment?.(ctx, platform, transactionId, decision, reason));
 }
 
 /** Wipes a platform's quotes (sandbox reset). */

@@ -1,10 +1,10 @@
 import { ApiError } from '../../core/errors.js';
 import { currencyOf, type Currency } from '../../core/money.js';
-import type { SandboxContext } from '../../context.js';
-import { corridors } from '../../sandbox/rails.js';
-import { isPegged, midRate, RATE_WINDOW_MS, SPREAD } from '../../sandbox/rates.js';
-import { SERVICE_VARIABLE_FEE_BPS, serviceFixedFeeByCurrency } from '../../sandbox/quote-rules.js';
-import type { Platform } from '../platform/index.js';
+import type { SandboxContext } from '../../store/context.js';
+import { corridors } from '../../rules/rails.js';
+import { isPegged, midRate, RATE_WINDOW_MS, SPREAD } from '../../rules/rates.js';
+import { SERVICE_VARIABLE_FEE_BPS, serviceFixedFeeByCurrency } from '../../rules/quote-rules.js';
+import type { Platform } from '../../tenancy/index.js';
 
 /** Which amount the payer fixed. */
 export type LockedSide = 'SENDING' | 'RECEIVING';

@@ -1,10 +1,24 @@
 import type { Area } from '../area.js';
+import { registerExternalAccountDeletionGuard } from '../external-accounts/index.js';
+import { registerQuoteGuard } from '../quotes/index.js';
 import { scaMigrations } from './repo.js';
 import { handlers, hostedResetRoutes } from './routes.js';
-import { advanceResetLiveness, expireQuoteChallenge, QUOTE_CHALLENGE_EXPIRY_JOB, removePlatformSca, RESET_LIVENESS_JOB } from './service.js';
+import {
+  advanceResetLiveness,
+  assertBeneficiaryDeletable,
+  expireQuoteChallenge,
+  QUOTE_CHALLENGE_EXPIRY_JOB,
+  removePlatformSca,
+  requireQuoteAuthorization,
+  RESET_LIVENESS_JOB,
+} from './service.js';
 
-export { assertBeneficiaryDeletable, isScaCustomer, isTrustedBeneficiary, requireQuoteAuthorization } from './service.js';
-export type { QuoteScaRequest } from './service.js';
+// The SCA guard registers with what it guards: an in-scope customer's send waits for
+// authorization, and a trusted beneficiary cannot be deleted before it is untrusted.
+registerQuoteGuard({ requireAuthorization: requireQuoteAuthorization });
+registerExternalAccountDeletionGuard(assertBeneficiaryDeletable);
+
+export { isScaCustomer, isTrustedBeneficiary } from './service.js';
 
 /**
  * Strong Customer Authentication: factors (SMS, TOTP, passkey), SCA login sessions and the

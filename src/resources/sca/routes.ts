@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
-import type { SandboxContext } from '../../context.js';
+import type { SandboxContext } from '../../store/context.js';
 import { notFound } from '../../core/errors.js';
 import { basicAuth } from '../../server/auth.js';
 import type { AppContext, AppEnv } from '../../server/env.js';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { perContext } from '../../core/per-context.js';
 import { ApiError, ErrorCode } from '../../core/errors.js';
-import type { SandboxContext } from '../../context.js';
+import type { SandboxContext } from '../../store/context.js';
 import { parseTotpSecret, totpSecretOf, totpUri, verifyTotp } from '../../crypto/totp.js';
 import { verifyAssertion, verifyRegistration, WebAuthnError } from '../../crypto/webauthn.js';
 import {
@@ -14,11 +14,11 @@ import {
   scaTimings,
   STEP_UP_EVENT,
   TOTP_ISSUER,
-} from '../../sandbox/sca-rules.js';
+} from '../../rules/sca-rules.js';
 import { EU_COUNTRIES, enrollVerifiedPhone, getCustomer, type CustomerRecord } from '../customers/index.js';
 import { getExternalAccount } from '../external-accounts/index.js';
-import type { Platform } from '../platform/index.js';
-import { advanceQuoteAuthorization, expireQuoteAuthorization, getQuote } from '../quotes/index.js';
+import type { Platform } from '../../tenancy/index.js';
+import { advanceQuoteAuthorization, expireQuoteAuthorization, getQuote, type QuoteAuthorizationRequest } from '../quotes/index.js';
 import { ScaRepo, type ChallengeRow, type CustomerStateRow, type FactorRow, type ResetRow } from './repo.js';
 import type { ConfirmRequest, LoginCompleteRequest, Proof, ScaFactor } from './schemas.js';
 
@@ -47,7 +47,7 @@ function randomBytes(ctx: SandboxContext, length: number): Uint8Array {
 
 // ---------------------------------------------------------------- scope and factors
 
-/** Whether SCA applies to a customer: its `region` is an EU/EEA country (src/sandbox/sca-rules.ts). */
+/** Whether SCA applies to a customer: its `region` is an EU/EEA country (src/rules/sca-rules.ts). */
 export function isScaCustomer(customer: CustomerRecord): boolean {
   return customer.region !== undefined && SCA_REGIONS.has(customer.region);
 }
@@ -698,26 +698,6 @@ export function assertBeneficiaryDeletable(ctx: SandboxContext, platformId: stri
 
 // ---------------------------------------------------------------- quotes
 
-/** What the quotes area tells SCA about a quote that is about to move money. */
-export interface QuoteScaRequest {
-  quoteId: string;
-  /** The customer on whose behalf the money moves; null for the platform's own. */
-  customerId: string | null;
-  /** `CREATE`: a real-time-funded quote (instructions withheld); `EXECUTE`: a pre-funded send. */
-  phase: 'CREATE' | 'EXECUTE';
-  crossCurrency: boolean;
-  /** The destination external account, when there is one (trusted beneficiaries skip the challenge). */
-  externalAccountId?: string | undefined;
-  /** The destination is an internal account of the same customer (a transfer between own accounts). */
-  ownAccount: boolean;
-  preferredFactor?: ScaFactor | undefined;
-  /**
-   * Whether the send needs a live SCA session now: on execute, yes; on create (a real-time quote,
-   * or `immediatelyExecute`, where `POST /quotes` has no 409) the authorization needs it instead.
-   */
-  sessionRequired: boolean;
-}
-
 /**
  * The SCA guard of quotes: undefined when the send needs no challenge (customer outside scope,
  * own-account transfer, trusted beneficiary), else the first `ScaChallenge` of the quote's
@@ -725,7 +705,7 @@ export interface QuoteScaRequest {
  * Sequences: a cross-currency real-time quote authorizes CURRENCY_CONVERSION then PAYOUT, any
  * other send one TRANSFER step; a recorded risk signal appends a RISK_STEP_UP step.
  */
-export function requireQuoteAuthorization(ctx: SandboxContext, platform: Platform, request: QuoteScaRequest): Record<string, unknown> | undefined {
+export function requireQuoteAuthorization(ctx: SandboxContext, platform: Platform, request: QuoteAuthorizationRequest): Record<string, unknown> | undefined {
   if (request.customerId === null) return undefined;
   const customer = getCustomer(ctx, platform.id, request.customerId);
   if (!isScaCustomer(customer)) return undefined;

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { ApiError, ErrorCode, invalidInput, notFound } from '../../core/errors.js';
 import { decodeCursor, paginate, type Page } from '../../core/pagination.js';
 import { perContext } from '../../core/per-context.js';
-import type { SandboxContext } from '../../context.js';
+import type { SandboxContext } from '../../store/context.js';
 import {
   FUNDING_WINDOW_SECONDS,
   STABLECOIN_BASE_CURRENCY,
@@ -14,11 +14,11 @@ import {
   providerCredentialOutcome,
   providerUnavailable,
   settlementDelaySeconds,
-} from '../../sandbox/stablecoin-rules.js';
+} from '../../rules/stablecoin-rules.js';
 import { getExternalAccountFor } from '../external-accounts/index.js';
 import { internalAccountRepo } from '../internal-accounts/index.js';
 import { bucketOf, ledgerBalance, move, worldAccount } from '../ledger/index.js';
-import type { Platform } from '../platform/index.js';
+import type { Platform } from '../../tenancy/index.js';
 import { StablecoinRepo, type OperationRow, type ProviderAccountRow, type StablecoinRow } from './repo.js';
 import type {
   OperationsQuery,
@@ -66,7 +66,7 @@ const sha256 = (value: string) => createHash('sha256').update(value, 'utf8').dig
 
 /**
  * `POST /stablecoin-provider-accounts`: verifies the provider credentials (sandbox rules in
- * src/sandbox/stablecoin-rules.ts) and links the provider account. The sandbox keeps only a
+ * src/rules/stablecoin-rules.ts) and links the provider account. The sandbox keeps only a
  * SHA-256 of the provider secret (the service stores it encrypted to call the provider; the
  * sandbox never calls out).
  */

@@ -2,7 +2,7 @@ import type { Area } from '../area.js';
 import { tokenMigrations } from './repo.js';
 import { handlers } from './routes.js';
 
-export { apiTokenExists, authenticateApiToken } from './service.js';
+export { apiTokenExists, apiTokenScheme, authenticateApiToken } from './service.js';
 export { requiredPermission } from './permissions.js';
 
 /** API Tokens: `/tokens`, extra HTTP Basic credentials of a platform with enforced permissions. */

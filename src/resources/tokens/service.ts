@@ -2,9 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { ApiError, ErrorCode, notFound } from '../../core/errors.js';
 import { paginate, type Page } from '../../core/pagination.js';
 import { perContext } from '../../core/per-context.js';
-import type { SandboxContext } from '../../context.js';
+import type { SandboxContext } from '../../store/context.js';
 import { hashSecret, needsRehash, VerifiedSecrets, verifySecret } from '../../crypto/secret-hash.js';
-import type { Platform } from '../platform/index.js';
+import type { BasicScheme } from '../../server/principals.js';
+import { platformService, type Platform } from '../../tenancy/index.js';
 import { requiredPermission } from './permissions.js';
 import { ApiTokenRepo, type ApiTokenRow, type TokenFilters } from './repo.js';
 import type { ApiTokenCreateRequest, Permission, TokensQuery } from './schemas.js';
@@ -34,9 +35,9 @@ const present = (row: ApiTokenRow): ApiTokenView => ({
 });
 
 /** `POST /tokens`: a new token; the answer carries the client secret, which is never shown again. */
-export async function createToken(ctx: SandboxContext, platform: Platform, request: ApiTokenCreateRequest, callerPermissions?: readonly Permission[]): Promise<ApiTokenView> {
+export async function createToken(ctx: SandboxContext, platform: Platform, request: ApiTokenCreateRequest, callerPermissions?: readonly string[]): Promise<ApiTokenView> {
   // A token may mint tokens (MANAGE) but not with more than it holds itself: no way from a MANAGE-only token to TRANSACT.
-  const beyond = callerPermissions ? [...new Set(request.permissions)].filter((p) => !callerPermissions.includes(p as Permission)) : [];
+  const beyond = callerPermissions ? [...new Set(request.permissions)].filter((p) => !callerPermissions.includes(p)) : [];
   if (beyond.length > 0) {
     throw new ApiError(403, ErrorCode.FORBIDDEN, `An API token cannot create a token with permissions it does not hold itself: ${beyond.join(', ')}.`, {
       permissions: beyond,
@@ -145,6 +146,18 @@ export async function authenticateApiToken(
 export function apiTokenExists(ctx: SandboxContext, clientId: string): boolean {
   return repoOf(ctx).byClientId(clientId) !== undefined;
 }
+
+/**
+ * HTTP Basic with an API token's credentials, the scheme the server asks after the platform's own
+ * credentials (registered by the composition root): the token's platform and permissions.
+ */
+export const apiTokenScheme: BasicScheme = {
+  authenticate: async (ctx, { clientId, clientSecret }, request) => {
+    const token = await authenticateApiToken(ctx, clientId, clientSecret, request, (id) => platformService(ctx).byId(id));
+    return token && { platform: token.platform, permissions: token.permissions };
+  },
+  knows: apiTokenExists,
+};
 
 /** A stored secret hash as a string: the scrypt string, or a legacy raw SHA-256 digest as hex. */
 const storedForm = (hash: string | Buffer): string => (typeof hash === 'string' ? hash : `sha256-raw:${hash.toString('hex')}`);

@@ -1,6 +1,6 @@
 import { ApiError } from '../../core/errors.js';
 import { perContext } from '../../core/per-context.js';
-import type { SandboxContext } from '../../context.js';
+import type { SandboxContext } from '../../store/context.js';
 import { ApprovalRepo } from './approvals-repo.js';
 import { getTransaction, type TransactionBody } from './service.js';
 

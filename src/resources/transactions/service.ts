@@ -1,7 +1,7 @@
 import { perContext } from '../../core/per-context.js';
 import { notFound } from '../../core/errors.js';
 import { paginateJson, type Page } from '../../core/pagination.js';
-import type { SandboxContext } from '../../context.js';
+import type { SandboxContext } from '../../store/context.js';
 import { TransactionRepo, type TransactionFilter, type TransactionRow } from './repo.js';
 
 /** The contract's Transaction (IncomingTransaction or OutgoingTransaction) as JSON. */

@@ -1,12 +1,12 @@
 import { ApiError, ErrorCode, notFound } from '../../core/errors.js';
 import { currencyOf, type Currency } from '../../core/money.js';
-import type { SandboxContext } from '../../context.js';
-import { TRANSFER_IN_DEFAULT_AMOUNT, transferOutcomeOf, type TransferOutcome } from '../../sandbox/transfer-rules.js';
+import type { SandboxContext } from '../../store/context.js';
+import { TRANSFER_IN_DEFAULT_AMOUNT, transferOutcomeOf, type TransferOutcome } from '../../rules/transfer-rules.js';
 import { assertCustomerCanMoveMoney } from '../customers/index.js';
 import { getExternalAccountFor, primaryIdentifierSuffix, type ExternalAccount } from '../external-accounts/index.js';
 import { internalAccountRepo, presentInternalAccount, type InternalAccountRow } from '../internal-accounts/index.js';
 import { accountBalances, bucketOf, move, worldAccount } from '../ledger/index.js';
-import type { Platform } from '../platform/index.js';
+import type { Platform } from '../../tenancy/index.js';
 import { getTransaction, recordTransaction, updateTransaction, type TransactionBody } from '../transactions/index.js';
 import type { TransferInRequest, TransferOutRequest } from './schemas.js';
 

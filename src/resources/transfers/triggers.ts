@@ -1,10 +1,10 @@
 import { ApiError, ErrorCode } from '../../core/errors.js';
-import type { SandboxContext } from '../../context.js';
-import type { OutboxEvent } from '../../events/outbox.js';
+import type { SandboxContext } from '../../store/context.js';
+import type { OutboxEvent } from '../../store/outbox.js';
 import { registerTriggerProducer, type TriggerRequest } from '../../events/triggers.js';
 import { createExternalAccount } from '../external-accounts/index.js';
 import { provisionPlatformAccounts } from '../internal-accounts/index.js';
-import type { Platform } from '../platform/index.js';
+import type { Platform } from '../../tenancy/index.js';
 import { eventTypeOf, getTransaction, type TransactionBody } from '../transactions/index.js';
 import { fund, transferIn, transferOut } from './service.js';
 

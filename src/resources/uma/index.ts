@@ -23,8 +23,8 @@ registerResponseHandler('INCOMING_PAYMENT.PENDING', {
 
 export { getReceiverLookup, parseUmaAddress, resolveUmaAddress } from './service.js';
 export type { ReceiverLookup, ResolvedUmaAddress, UmaReceivingCurrency } from './service.js';
-export { umaTestAddresses, umaTestAddressOf } from '../../sandbox/uma-addresses.js';
-export type { UmaBehaviour, UmaTestAddress } from '../../sandbox/uma-addresses.js';
+export { umaTestAddresses, umaTestAddressOf } from '../../rules/uma-addresses.js';
+export type { UmaBehaviour, UmaTestAddress } from '../../rules/uma-addresses.js';
 
 /** UMA: receiver lookups (UMA address, external account), the UMA provider directory, sandbox incoming UMA payments. */
 export const umaArea: Area = {

@@ -1,14 +1,14 @@
 import { perContext } from '../../core/per-context.js';
 import { ApiError, invalidInput, notFound } from '../../core/errors.js';
 import { decodeCursor, paginate, type Page } from '../../core/pagination.js';
-import type { SandboxContext } from '../../context.js';
-import { umaProviders, type UmaProviderRow } from '../../sandbox/uma-providers.js';
-import { umaTestAddressOf, type UmaBehaviour } from '../../sandbox/uma-addresses.js';
+import type { SandboxContext } from '../../store/context.js';
+import { umaProviders, type UmaProviderRow } from '../../rules/uma-providers.js';
+import { umaTestAddressOf, type UmaBehaviour } from '../../rules/uma-addresses.js';
 import { assertCustomerCanMoveMoney, findCustomerByUmaAddress, getCustomer, type CustomerRecord } from '../customers/index.js';
 import { defaultUmaDepositAccountOf, getExternalAccountFor, type ExternalAccount } from '../external-accounts/index.js';
 import { accountsOfCustomer, type InternalAccountRow } from '../internal-accounts/index.js';
 import { bucketOf, move, worldAccount } from '../ledger/index.js';
-import type { Platform } from '../platform/index.js';
+import type { Platform } from '../../tenancy/index.js';
 import { appliedRate, currencyInfo } from '../rates/index.js';
 import {
   decideTransaction,

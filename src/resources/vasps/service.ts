@@ -1,6 +1,6 @@
 import { invalidInput } from '../../core/errors.js';
 import { paginate } from '../../core/pagination.js';
-import { vasps, type VaspRow } from '../../sandbox/vasps.js';
+import { vasps, type VaspRow } from '../../rules/vasps.js';
 import type { VaspsQuery } from './schemas.js';
 
 const byName = [...vasps].sort((a, b) => a.vaspName.localeCompare(b.vaspName, 'en', { sensitivity: 'base' }));

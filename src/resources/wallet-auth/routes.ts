@@ -29,7 +29,7 @@ import {
   verifyCredential,
   type Outcome,
 } from './service.js';
-import { signedHeadersOf } from './signed-retry.js';
+import { signedHeadersOf } from '../../server/signed-headers.js';
 
 const send = (c: AppContext, outcome: Outcome) => (outcome.status === 204 ? c.body(null, 204) : c.json(outcome.body as object, outcome.status as 200));
 

@@ -2,22 +2,23 @@ import { createHash, sign, type KeyObject } from 'node:crypto';
 import { entropyToMnemonic } from '@scure/bip39';
 import { wordlist as english } from '@scure/bip39/wordlists/english.js';
 import { ApiError, ErrorCode, invalidInput, notFound } from '../../core/errors.js';
-import type { SandboxContext } from '../../context.js';
+import type { SandboxContext } from '../../store/context.js';
 import { signBundle } from '../../crypto/bundle.js';
 import { HpkeError, hpkeOpen, hpkeSeal, sealSessionSigningKey } from '../../crypto/hpke.js';
 import { BoundedCache } from '../../core/bounded-cache.js';
 import { fromHex, generateKeyPair, KeyFormatError, parsePublicKey, privateKeyObject, publicKeyOf, toHex } from '../../crypto/keys.js';
 import { checkOidcClaims, checkOidcVerify, decodeOidcToken, OidcError, type OidcCheckOptions } from '../../crypto/oidc.js';
 import { verifyAssertion, verifyRegistration, WebAuthnError } from '../../crypto/webauthn.js';
-import { OIDC_IAT_SKEW_SECONDS, OIDC_MAX_AGE_SECONDS, supportedOidcIssuers } from '../../sandbox/oidc-issuers.js';
-import { walletRules } from '../../sandbox/wallet-rules.js';
+import { OIDC_IAT_SKEW_SECONDS, OIDC_MAX_AGE_SECONDS, supportedOidcIssuers } from '../../rules/oidc-issuers.js';
+import { walletRules } from '../../rules/wallet-rules.js';
 import { findCardForPlatform } from '../cards/index.js';
 import { getCustomer } from '../customers/index.js';
 import { internalAccountRepo, presentInternalAccount, type InternalAccountRow } from '../internal-accounts/index.js';
-import type { Platform } from '../platform/index.js';
+import type { Platform } from '../../tenancy/index.js';
 import type { CredentialRow, DelegatedKeyRow, EnclaveRow, SessionRow } from './repo.js';
 import type { CredentialCreateRequest, CredentialVerifyRequest } from './schemas.js';
-import { checkStamp, issueSignedRequest, pendingRequest, repoOf, signedStep, unauthorized, type SignedHeaders, type SignedStep } from './signed-retry.js';
+import type { SignedHeaders } from '../../server/signed-headers.js';
+import { checkStamp, issueSignedRequest, pendingRequest, repoOf, signedStep, unauthorized, type SignedStep } from './signed-retry.js';
 
 /** A response of an operation: status and JSON body (undefined for 204). */
 export interface Outcome {

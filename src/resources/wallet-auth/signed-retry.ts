@@ -1,9 +1,9 @@
-import { ApiError, ErrorCode } from '../../core/errors.js';
-import type { SandboxContext } from '../../context.js';
+import { ApiError } from '../../core/errors.js';
+import type { SandboxContext } from '../../store/context.js';
 import { parseStamp, StampError, verifyStamp } from '../../crypto/stamp.js';
-import { walletRules } from '../../sandbox/wallet-rules.js';
-import type { AppContext } from '../../server/env.js';
-import type { Platform } from '../platform/index.js';
+import { walletRules } from '../../rules/wallet-rules.js';
+import type { SignedHeaders } from '../../server/signed-headers.js';
+import type { Platform } from '../../tenancy/index.js';
 import { WalletAuthRepo, type RequestRow, type SessionRow } from './repo.js';
 import { perContext } from '../../core/per-context.js';
 
@@ -12,7 +12,8 @@ import { perContext } from '../../core/per-context.js';
  * "Embedded wallet signing"): the first leg stores a pending request with the body it binds and
  * an expiry on the sandbox clock; the retry must carry `Request-Id`, the same bound body and a
  * stamp over the exact payload by the right key; the request is then used up. Each operation
- * declares what it binds. Other areas (cards' funding-source change) use it through index.ts.
+ * declares what it binds. The request's signing headers are read by the server
+ * (src/server/signed-headers.ts), so a guarded area can pass them on without importing this guard.
  */
 
 export const repoOf = perContext((ctx: SandboxContext) => new WalletAuthRepo(ctx.db));
@@ -28,39 +29,6 @@ export const WalletSignatureCode = {
 
 /** A 401 whose `details.reason` names the failed check (API.md "Sandbox behaviour"). */
 export const unauthorized = (code: string, reason: string) => new ApiError(401, code, reason, { reason });
-
-/** The signing headers of a request. */
-export interface SignedHeaders {
-  signature?: string | undefined;
-  requestId?: string | undefined;
-}
-
-/**
- * The names the wallet stamp may come under, accepted alike: the contract's and the one the
- * production service's own clients send.
- */
-export const WALLET_SIGNATURE_HEADERS = ['Service-Wallet-Signature', 'Grid-Wallet-Signature'] as const;
-
-/**
- * The wallet stamp of a request, from either header name. Both present with different values
- * is a 400 naming both (which one to check would be a guess).
- */
-export function walletSignatureOf(c: AppContext): string | undefined {
-  const [service, grid] = WALLET_SIGNATURE_HEADERS.map((name) => c.req.header(name));
-  if (service !== undefined && grid !== undefined && service !== grid) {
-    const message = 'Send the wallet stamp under one header: Service-Wallet-Signature and Grid-Wallet-Signature carry different values.';
-    throw new ApiError(400, ErrorCode.INVALID_INPUT, message, {
-      errors: WALLET_SIGNATURE_HEADERS.map((field) => ({ field, constraint: { equalTo: WALLET_SIGNATURE_HEADERS.find((other) => other !== field) }, message: 'Send one of the two headers, or the same stamp in both.' })),
-    });
-  }
-  return service ?? grid;
-}
-
-/** Reads the wallet stamp (`Service-Wallet-Signature` or `Grid-Wallet-Signature`) and `Request-Id`. */
-export const signedHeadersOf = (c: AppContext): SignedHeaders => ({
-  signature: walletSignatureOf(c),
-  requestId: c.req.header('Request-Id'),
-});
 
 /** What an operation binds into its pending request. */
 export interface SignedOperation {

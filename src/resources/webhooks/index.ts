@@ -1,6 +1,6 @@
 import { registerTriggerProducer, startWebhookDelivery, webhookDelivery } from '../../events/index.js';
 import type { Area } from '../area.js';
-import { platformService } from '../platform/index.js';
+import { platformService } from '../../tenancy/index.js';
 import { handlers } from './routes.js';
 
 export { webhookControlRoutes } from './routes.js';

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import type { SandboxContext } from '../../context.js';
+import type { SandboxContext } from '../../store/context.js';
 import { envelopeOf, SIGNATURE_HEADER, SIGNATURE_HEADERS, webhookDelivery, webhookPublicKey, type DeliveryActivity, type OutboxEvent } from '../../events/index.js';
 import type { AppEnv } from '../../server/env.js';
 import { jsonBody, queryOf } from '../../server/validate.js';

@@ -1,6 +1,6 @@
 import { ApiError, ErrorCode, notFound } from '../../core/errors.js';
 import { paginate, type Page } from '../../core/pagination.js';
-import type { SandboxContext } from '../../context.js';
+import type { SandboxContext } from '../../store/context.js';
 import {
   WEBHOOK_TYPES,
   triggerProducerOf,
@@ -10,7 +10,7 @@ import {
   type DeliveryRow,
   type OutboxEvent,
 } from '../../events/index.js';
-import type { Platform } from '../platform/index.js';
+import type { Platform } from '../../tenancy/index.js';
 import type { DeliveriesQuery, ForwardedBody, TriggerBody } from './schemas.js';
 
 /**

@@ -1,9 +1,9 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
 import { notFound } from '../core/errors.js';
-import type { SandboxContext } from '../context.js';
+import type { SandboxContext } from '../store/context.js';
 import type { Area } from '../resources/area.js';
-import { platformService } from '../resources/platform/index.js';
+import { platformService } from '../tenancy/index.js';
 import { webhookControlRoutes } from '../resources/webhooks/index.js';
 import { operations } from '../generated/operations.js';
 import { cardControlRoutes } from '../resources/cards/index.js';
@@ -15,6 +15,7 @@ import { jsonBody } from '../server/validate.js';
 import { resetPlatformData } from './reset.js';
 import { changeRoutes } from './changes.js';
 import { stateRoutes } from './state-routes.js';
+import type { Dispatch } from './fixtures.js';
 import { seed, seedBody } from './seed.js';
 import { stablecoinControlRoutes } from './stablecoin-routes.js';
 
@@ -35,9 +36,9 @@ const newPlatformBody = z.object({
 /**
  * The control plane: sandbox-only endpoints outside the contract. Every one but health needs
  * the platform's credentials; clock moves and resets go through the same services and jobs
- * as the real paths.
+ * as the real paths. `dispatch` gives the whole app, for a fixture's in-process API calls.
  */
-export function controlPlane(ctx: SandboxContext, areas: readonly Area[]): Hono<AppEnv> {
+export function controlPlane(ctx: SandboxContext, areas: readonly Area[], dispatch: () => Promise<Dispatch>): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
   app.get('/health', (c) => c.json({ status: 'ok' }));
@@ -81,7 +82,7 @@ export function controlPlane(ctx: SandboxContext, areas: readonly Area[]): Hono<
     return c.json({ cleared: 1 });
   });
   app.route('/changes', changeRoutes(ctx));
-  app.route('/', stateRoutes(ctx, areas, async () => (await import('../server/app.js')).createApp(ctx, areas).fetch));
+  app.route('/', stateRoutes(ctx, areas, dispatch));
   app.route('/', stablecoinControlRoutes(ctx));
 
   app.post('/reset', (c) => {

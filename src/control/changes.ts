@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { Hono, type MiddlewareHandler } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import type { SandboxContext } from '../context.js';
+import type { SandboxContext } from '../store/context.js';
 import { perContext } from '../core/per-context.js';
 import { webhookDelivery, type DeliveryActivity } from '../events/index.js';
 import type { AppEnv } from '../server/env.js';

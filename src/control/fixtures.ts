@@ -1,6 +1,6 @@
-import { load as parseYaml } from 'js-yaml';
-import type { SandboxContext } from '../context.js';
-import { platformService } from '../resources/platform/index.js';
+import { FixtureError } from '../core/fixture-text.js';
+import type { SandboxContext } from '../store/context.js';
+import { platformService } from '../tenancy/index.js';
 import { FIXTURE_HEADER, requestsStarted } from './changes.js';
 
 /**
@@ -46,18 +46,6 @@ interface FixturePlatform {
   requests?: ({ method?: string; path?: string; body?: unknown } & FixtureRefs)[];
 }
 
-/** A fixture that cannot be applied: names the file, the entry and the field. */
-export class FixtureError extends Error {
-  constructor(
-    readonly file: string,
-    readonly entry: string,
-    readonly field: string | undefined,
-    readonly reason: string,
-  ) {
-    super(`${file}: ${entry}${field ? `, field ${field}` : ''}: ${reason}`);
-  }
-}
-
 /** What a load created. */
 export interface FixtureSummary {
   platforms: number;
@@ -70,15 +58,6 @@ export interface FixtureSummary {
 
 /** Answers an in-process request (the sandbox app's `fetch`). */
 export type Dispatch = (request: Request) => Response | Promise<Response>;
-
-/** Parses a fixture file's text: JSON, or YAML for `.yaml`/`.yml` names. */
-export function parseFixtureText(file: string, text: string): unknown {
-  try {
-    return /\.ya?ml$/i.test(file) ? parseYaml(text) : JSON.parse(text);
-  } catch (error) {
-    throw new FixtureError(file, 'the file', undefined, `not valid ${/\.ya?ml$/i.test(file) ? 'YAML' : 'JSON'}: ${(error as Error).message}`);
-  }
-}
 
 const PLATFORM_KEYS = new Set(['clientId', 'clientSecret', 'regulated', 'paperworkSkipping', 'config', 'balances', 'customers', 'externalAccounts', 'quotes', 'requests']);
 const TEMPLATE = /^\{\{\s*([A-Za-z0-9_.-]+?)(?:\.([A-Z]{3,4}))?\s*\}\}$/;

@@ -1,6 +1,6 @@
-import type { SandboxContext } from '../context.js';
+import type { SandboxContext } from '../store/context.js';
 import type { Area } from '../resources/area.js';
-import type { Platform } from '../resources/platform/index.js';
+import type { Platform } from '../tenancy/index.js';
 
 /** Wipes one platform's data in one transaction: every area's rows, its jobs, events and idempotency keys. */
 export function resetPlatformData(ctx: SandboxContext, areas: readonly Area[], platform: Platform): void {

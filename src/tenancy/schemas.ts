@@ -77,3 +77,27 @@ export const platformConfigUpdate = z.object({
 });
 
 export type PlatformConfigUpdate = z.infer<typeof platformConfigUpdate>;
+
+/** The stored configuration (the response adds id, regulation flag and timestamps). */
+export interface PlatformConfigData {
+  umaDomain: string;
+  proxyUmaSubdomain: string;
+  webhookEndpoint?: string;
+  supportedCurrencies: {
+    currencyCode: string;
+    minAmount: number;
+    maxAmount: number;
+    requiredCounterpartyFields: { name: string; mandatory: boolean }[];
+    providerRequiredCustomerFields?: string[];
+    providerRequiredCounterpartyCustomerFields?: string[];
+    enabledTransactionTypes: string[];
+  }[];
+  embeddedWalletConfig?: Record<string, unknown>;
+  cardTokenization2faConfig?: Record<string, unknown> & { email?: Record<string, unknown>; sms?: Record<string, unknown> };
+  feeConfigs: {
+    feeType: string;
+    sourceCurrency: string;
+    variableFeeBps: number;
+    fixedFee: { amount: number; currency: string };
+  }[];
+}

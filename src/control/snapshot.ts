@@ -1,7 +1,7 @@
-import type { SandboxContext } from '../context.js';
+import type { SandboxContext } from '../store/context.js';
 import { ApiError, ErrorCode } from '../core/errors.js';
 import type { Area } from '../resources/area.js';
-import { platformService, type Platform } from '../resources/platform/index.js';
+import { platformService, type Platform } from '../tenancy/index.js';
 import { resetPlatformData } from './reset.js';
 import { webhookDelivery } from '../events/index.js';
 

@@ -1,7 +1,7 @@
 import type { Clock } from '../core/clock.js';
 import type { IdGenerator } from '../core/ids.js';
 import { maintainedCountDdl } from '../core/list-query.js';
-import type { Db, Migration } from '../store/db.js';
+import type { Db, Migration } from './db.js';
 
 /**
  * The event outbox: areas append an event in the same transaction as the state change that

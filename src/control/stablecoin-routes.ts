@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import type { SandboxContext } from '../context.js';
+import type { SandboxContext } from '../store/context.js';
 import { invitationConfigBody, setInvitationsConfigured } from '../resources/invitations/index.js';
 import {
   operatorStatusBody,

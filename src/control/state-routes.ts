@@ -1,11 +1,12 @@
 import { Hono } from 'hono';
-import type { SandboxContext } from '../context.js';
+import type { SandboxContext } from '../store/context.js';
 import { ApiError, ErrorCode } from '../core/errors.js';
 import type { Area } from '../resources/area.js';
 import { parseBasic } from '../server/auth.js';
 import { DEFAULT_JSON_LIMITS, parseJsonBody } from '../server/json-guard.js';
 import type { AppEnv } from '../server/env.js';
-import { applyFixtures, FixtureError, type Dispatch } from './fixtures.js';
+import { FixtureError } from '../core/fixture-text.js';
+import { applyFixtures, type Dispatch } from './fixtures.js';
 import { checkSnapshot, exportSnapshot, importSnapshot } from './snapshot.js';
 
 /**

@@ -2,7 +2,7 @@
  * The configuration a new sandbox platform starts with: a realistic spread of fiat corridors,
  * the stablecoins and bitcoin, each with limits in the currency's smallest unit.
  */
-import type { PlatformConfigData } from '../resources/platform/index.js';
+import type { PlatformConfigData } from './schemas.js';
 
 type FieldName = string;
 const counterparty = (...names: FieldName[]) => names.map((name) => ({ name, mandatory: true }));

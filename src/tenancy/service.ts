@@ -1,36 +1,14 @@
 import { createHash } from 'node:crypto';
-import { perContext } from '../../core/per-context.js';
-import { ApiError, ErrorCode, type FieldError, invalidInput } from '../../core/errors.js';
-import { currencies, currencyOf } from '../../core/money.js';
-import type { SandboxContext } from '../../context.js';
-import { hashSecret, hashSecretSync, LEGACY_PREFIX, needsRehash, VerifiedSecrets, verifySecret, verifySecretSync } from '../../crypto/secret-hash.js';
-import { defaultCurrencies, defaultPlatformConfig } from '../../sandbox/default-platform.js';
+import { perContext } from '../core/per-context.js';
+import { ApiError, ErrorCode, type FieldError, invalidInput } from '../core/errors.js';
+import { currencies, currencyOf } from '../core/money.js';
+import type { SandboxContext } from '../store/context.js';
+import { hashSecret, hashSecretSync, LEGACY_PREFIX, needsRehash, VerifiedSecrets, verifySecret, verifySecretSync } from '../crypto/secret-hash.js';
+import { defaultCurrencies, defaultPlatformConfig } from './default-platform.js';
 import { PlatformRepo, type PlatformRow } from './repo.js';
-import type { PlatformConfigUpdate } from './schemas.js';
+import type { PlatformConfigData, PlatformConfigUpdate } from './schemas.js';
 
-/** The stored configuration (the response adds id, regulation flag and timestamps). */
-export interface PlatformConfigData {
-  umaDomain: string;
-  proxyUmaSubdomain: string;
-  webhookEndpoint?: string;
-  supportedCurrencies: {
-    currencyCode: string;
-    minAmount: number;
-    maxAmount: number;
-    requiredCounterpartyFields: { name: string; mandatory: boolean }[];
-    providerRequiredCustomerFields?: string[];
-    providerRequiredCounterpartyCustomerFields?: string[];
-    enabledTransactionTypes: string[];
-  }[];
-  embeddedWalletConfig?: Record<string, unknown>;
-  cardTokenization2faConfig?: Record<string, unknown> & { email?: Record<string, unknown>; sms?: Record<string, unknown> };
-  feeConfigs: {
-    feeType: string;
-    sourceCurrency: string;
-    variableFeeBps: number;
-    fixedFee: { amount: number; currency: string };
-  }[];
-}
+export type { PlatformConfigData };
 
 /** Sandbox-only platform settings; set through `POST /_sandbox/platforms`. */
 export interface PlatformSettings {

@@ -1,8 +1,8 @@
 import * as z from 'zod';
-import type { SandboxContext } from '../context.js';
+import type { SandboxContext } from '../store/context.js';
 import { accountsOfCustomer } from '../resources/internal-accounts/index.js';
 import { createCustomer } from '../resources/customers/index.js';
-import type { Platform } from '../resources/platform/index.js';
+import type { Platform } from '../tenancy/index.js';
 import { fundInternalAccount } from '../resources/transfers/index.js';
 
 /** Body of `POST /_sandbox/seed`. */

@@ -1,4 +1,4 @@
-import type { Db, Migration } from '../../store/db.js';
+import type { Db, Migration } from '../store/db.js';
 
 /** Platforms: the tenants of the sandbox, with their credentials, settings and configuration. */
 export const platformMigrations: Migration[] = [

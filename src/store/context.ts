@@ -1,12 +1,12 @@
-import { SandboxClock } from './core/clock.js';
-import { IdGenerator, type RandomSource } from './core/ids.js';
-import { Scheduler } from './core/scheduler.js';
-import { Outbox } from './events/outbox.js';
-import { migrate, openDatabase, type Db, type Migration } from './store/db.js';
-import { IdempotencyRepo } from './store/idempotency.js';
-import { SqliteJobStore } from './store/jobs.js';
-import { MetaRepo } from './store/meta.js';
-import type { Logger } from './server/logger.js';
+import { SandboxClock } from '../core/clock.js';
+import { IdGenerator, type RandomSource } from '../core/ids.js';
+import { Scheduler } from '../core/scheduler.js';
+import { Outbox } from './outbox.js';
+import { migrate, openDatabase, type Db, type Migration } from './db.js';
+import { IdempotencyRepo } from './idempotency.js';
+import { SqliteJobStore } from './jobs.js';
+import { MetaRepo } from './meta.js';
+import type { Logger } from '../core/logger.js';
 
 /** Everything a service needs, injected once: storage, time, ids, jobs, events, logging. */
 export interface SandboxContext {
