@@ -3,10 +3,10 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-// README.md and docs/*.md: every relative link names a file that exists, and every anchor a
+// README.md, ARCHITECTURE.md and docs/*.md: every relative link names a file that exists, and every anchor a
 // heading of that file (GitHub's slugs), so a reader following the map never lands nowhere.
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const pages = ['README.md', ...readdirSync(join(root, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
+const pages = ['README.md', 'ARCHITECTURE.md', ...readdirSync(join(root, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
 
 /** The text outside fenced code blocks and inline code, where links are links. */
 function prose(markdown: string): string {
