@@ -8,6 +8,7 @@ import { idempotencyMigrations } from './store/idempotency.js';
 import { jobMigrations } from './store/jobs.js';
 import { metaMigrations } from './store/meta.js';
 import { outboxMigrations } from './store/outbox.js';
+import { coverageMigrations, coverageRecorder } from './store/coverage.js';
 import { platformConfigUpdate, platformService, type Platform } from './tenancy/index.js';
 import { createServer } from './server/app.js';
 import type { AppEnv } from './server/env.js';
@@ -87,6 +88,7 @@ export const allMigrations: readonly Migration[] = [
   ...jobMigrations,
   ...idempotencyMigrations,
   ...outboxMigrations,
+  ...coverageMigrations,
   ...areas.flatMap((area) => area.migrations),
 ];
 
@@ -198,6 +200,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
           });
           running.closeIdleConnections();
         });
+        coverageRecorder(ctx).flush();
         await ctx.close();
       },
     };

@@ -18,6 +18,8 @@ import { stateRoutes } from './state-routes.js';
 import type { Dispatch } from './fixtures.js';
 import { seed, seedBody } from './seed.js';
 import { stablecoinControlRoutes } from './stablecoin-routes.js';
+import { coverageRoutes } from './coverage.js';
+import { coverageRecorder } from '../store/coverage.js';
 
 const advanceBody = z.object({
   seconds: z.number().positive().max(10 * 365 * 24 * 3600),
@@ -82,6 +84,7 @@ export function controlPlane(ctx: SandboxContext, areas: readonly Area[], dispat
     return c.json({ cleared: 1 });
   });
   app.route('/changes', changeRoutes(ctx));
+  app.route('/coverage', coverageRoutes(ctx));
   app.route('/', stateRoutes(ctx, areas, dispatch));
   app.route('/', stablecoinControlRoutes(ctx));
 
@@ -89,6 +92,7 @@ export function controlPlane(ctx: SandboxContext, areas: readonly Area[], dispat
     const platform = c.get('platform');
     resetPlatformData(ctx, areas, platform);
     faultRulesOf(ctx).clear(platform.id);
+    coverageRecorder(ctx).resetPlatform(platform.id);
     return c.json({ status: 'ok', platformId: platform.id });
   });
 

@@ -7,10 +7,11 @@ import { signBundle } from '../../crypto/bundle.js';
 import { HpkeError, hpkeOpen, hpkeSeal, sealSessionSigningKey } from '../../crypto/hpke.js';
 import { BoundedCache } from '../../core/bounded-cache.js';
 import { fromHex, generateKeyPair, KeyFormatError, parsePublicKey, privateKeyObject, publicKeyOf, toHex } from '../../crypto/keys.js';
-import { checkOidcClaims, checkOidcVerify, decodeOidcToken, OidcError, type OidcCheckOptions } from '../../crypto/oidc.js';
+import { checkOidcClaims, checkOidcVerify, decodeOidcToken, OidcError, type OidcCheckOptions, RETIRED_SANDBOX_OIDC_TOKEN } from '../../crypto/oidc.js';
 import { verifyAssertion, verifyRegistration, WebAuthnError } from '../../crypto/webauthn.js';
 import { OIDC_IAT_SKEW_SECONDS, OIDC_MAX_AGE_SECONDS, supportedOidcIssuers } from '../../rules/oidc-issuers.js';
-import { walletRules } from '../../rules/wallet-rules.js';
+import { walletLiteralRules, walletRules } from '../../rules/wallet-rules.js';
+import { recordRule } from '../../store/coverage.js';
 import { findCardForPlatform } from '../cards/index.js';
 import { getCustomer } from '../customers/index.js';
 import { internalAccountRepo, presentInternalAccount, type InternalAccountRow } from '../internal-accounts/index.js';
@@ -320,7 +321,11 @@ export async function verifyCredential(ctx: SandboxContext, platform: Platform, 
     const enclave = enclaveOf(ctx, platform);
     const attempt = await openOtpBundle(enclave, body.encryptedOtpBundle);
     // sandbox-rules.md: the OTP is fixed at 000000; any other decrypted code is 401 "Invalid OTP code".
-    if (attempt.otpCode !== walletRules.otpCode) throw unauthorized('UNAUTHORIZED', 'Invalid OTP code');
+    if (attempt.otpCode !== walletRules.otpCode) {
+      recordRule(ctx, platform.id, walletLiteralRules.id('otp.other'));
+      throw unauthorized('UNAUTHORIZED', 'Invalid OTP code');
+    }
+    recordRule(ctx, platform.id, walletLiteralRules.id('otp.000000'));
     const tek = clientKey(attempt.publicKey, 'encryptedOtpBundle.public_key');
     const signer = toHex(tek.compressed);
     return ctx.tx(() => {
@@ -334,6 +339,7 @@ export async function verifyCredential(ctx: SandboxContext, platform: Platform, 
 
   if (body.type === 'OAUTH') {
     let claims;
+    if (body.oidcToken === RETIRED_SANDBOX_OIDC_TOKEN) recordRule(ctx, platform.id, walletLiteralRules.id('oidc-token.sandbox-valid-oidc-token'));
     try {
       claims = checkOidcVerify(decodeOidcToken(body.oidcToken), { iss: credential.oidc_iss!, aud: credential.oidc_aud!, sub: credential.oidc_sub! }, body.clientPublicKey, oidcOptions(ctx));
     } catch (error) {
@@ -350,6 +356,7 @@ export async function verifyCredential(ctx: SandboxContext, platform: Platform, 
   if (body.assertion.credentialId !== credential.webauthn_id) throw unauthorized('UNAUTHORIZED', 'Assertion credentialId is not the registered passkey of this credential');
   let newCounter = credential.webauthn_counter ?? 0;
   // sandbox-rules.md: the deprecated assertion signature skips the WebAuthn checks.
+  if (body.assertion.signature === walletRules.legacyPasskeySignature) recordRule(ctx, platform.id, walletLiteralRules.id('passkey-signature.sandbox-valid-passkey-signature'));
   if (body.assertion.signature !== walletRules.legacyPasskeySignature) {
     try {
       ({ newCounter } = await verifyAssertion({
@@ -404,6 +411,7 @@ async function registrationOf(ctx: SandboxContext, platform: Platform, account: 
     }
     case 'OAUTH': {
       let identity;
+      if (body.oidcToken === RETIRED_SANDBOX_OIDC_TOKEN) recordRule(ctx, platform.id, walletLiteralRules.id('oidc-token.sandbox-valid-oidc-token'));
       try {
         const claims = decodeOidcToken(body.oidcToken);
         identity = checkOidcClaims(claims, oidcOptions(ctx));
