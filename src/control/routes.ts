@@ -71,7 +71,7 @@ export function controlPlane(ctx: SandboxContext, areas: readonly Area[], dispat
   app.route('/webhooks', webhookControlRoutes(ctx));
   app.route('/cards', cardControlRoutes(ctx));
 
-  const operationIds = new Set(operations.map((op) => op.operationId));
+  const operationIds = new Map(operations.map((op) => [op.operationId, op]));
   app.post('/faults', async (c) => {
     const request = await jsonBody(c, faultRuleRequest);
     return c.json(faultRulesOf(ctx).add(c.get('platform').id, request, operationIds), 201);
