@@ -837,6 +837,17 @@ export function guardCustomerContactChange(
   // credential later takes the current email.
   if (wallets.length === 0) return undefined;
   const repo = repoOf(ctx);
+  // An email already tied to another account's EMAIL_OTP credential cannot become this wallet's
+  // login email (contract: 409 EMAIL_OTP_EMAIL_ALREADY_EXISTS).
+  if (change.email !== undefined && change.email.toLowerCase() !== customer.email?.toLowerCase()) {
+    const own = new Set(wallets.map((w) => w.id));
+    const holder = repo.emailOtpAccounts(platform.id, change.email).find((accountId) => !own.has(accountId));
+    if (holder) {
+      throw new ApiError(409, 'EMAIL_OTP_EMAIL_ALREADY_EXISTS', `${change.email} is already the email of an EMAIL_OTP credential of another embedded wallet (${holder}); a wallet's login email must be its own.`, {
+        email: change.email,
+      });
+    }
+  }
   const tied = (type: string) => wallets.flatMap((w) => repo.credentialsOf(w.id).filter((c) => c.type === type));
   // A retry is checked even when the tied set has since emptied, so that change is a 409.
   const retry = headers.requestId !== undefined;
