@@ -41,6 +41,8 @@ import { apiTokenScheme, tokensArea } from './resources/tokens/index.js';
 import { controlPlane } from './control/routes.js';
 import { changeNotifier } from './control/changes.js';
 import { applyFixtures, type FixtureSummary } from './control/fixtures.js';
+import { runCoverageReport } from './control/coverage.js';
+import type { CoverageReport } from './core/coverage-report.js';
 import { DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET } from './client/index.js';
 import { sandboxHelpers, type SandboxHelpers } from './client/helpers.js';
 
@@ -281,6 +283,15 @@ export function platformWebhookEndpoint(sandbox: RunningSandbox, clientId: strin
  */
 export function applyFixturesInProcess(sandbox: RunningSandbox, document: unknown, options: { file: string; clientId: string; clientSecret: string }): Promise<FixtureSummary> {
   return applyFixtures(sandbox.context, createApp(sandbox.context, areas).fetch, document, options);
+}
+
+/**
+ * Everything a sandbox of this process recorded as integration coverage: every platform, reset
+ * ones included (`exec --coverage`). Call it before `close()`.
+ * @internal
+ */
+export function runCoverage(sandbox: RunningSandbox): CoverageReport {
+  return runCoverageReport(sandbox.context);
 }
 
 /** @internal */

@@ -40,20 +40,26 @@ export function registerExecCommand(program: Command): void {
     .description('start a sandbox, run <command> against it (SERVICE_SANDBOX_URL, _BASE_URL, _CLIENT_ID, _CLIENT_SECRET in its environment), stop it, exit with its status')
     .argument('<command...>', 'the command and its arguments (after --)')
     .option('--log', 'print the request log (on stderr)')
+    .option('--coverage <file>', 'when the command ends, write the integration coverage as JSON to <file> and as Markdown beside it (coverage.json -> coverage.md)')
+    .option('--coverage-junit <file>', 'when the command ends, write the coverage as JUnit XML (a test case per rule, operation and webhook type)')
+    .option('--require <profile>', 'readiness profile (YAML/JSON file, or a shipped name: payouts): exit 1 if the command left a required item uncovered')
     .passThroughOptions();
   addStartOptions(exec, true);
   withExamples(exec, [
     'service-sandbox exec -- npm test',
     'service-sandbox exec --db ./ci.db -- node integration.mjs',
     'service-sandbox exec --webhook-url http://127.0.0.1:4000/hooks -- npx vitest run',
+    'service-sandbox exec --coverage coverage.json --coverage-junit coverage.xml --require payouts -- npm test',
   ]);
   exec.action(async (command: string[], opts: Record<string, unknown>) => {
     const options = startOptionsOf(opts, true);
-    const [{ ListenError, SandboxOptionError, startSandbox, StoreOpenError }, { createLogger, silentLogger }, { watchParent }] = await Promise.all([
+    const [{ ListenError, SandboxOptionError, startSandbox, StoreOpenError, runCoverage }, { createLogger, silentLogger }, { watchParent }, coverage] = await Promise.all([
       import('../index.js'),
       import('../core/logger.js'),
       import('./start.js'),
+      import('./coverage.js'),
     ]);
+    const coverageOutputs = coverage.coverageOutputsOf(opts);
     const logger = opts.log ? createLogger(options.logFormat, (line) => process.stderr.write(line)) : silentLogger;
     let sandbox;
     try {
@@ -61,6 +67,15 @@ export function registerExecCommand(program: Command): void {
     } catch (error) {
       if (error instanceof ListenError || error instanceof StoreOpenError || error instanceof SandboxOptionError) throw new CliError(error.message);
       throw error;
+    }
+    if (coverageOutputs?.profile) {
+      // A profile naming what this sandbox does not know stops here, before the command runs.
+      try {
+        (await import('./coverage-report.js')).checkReadiness(runCoverage(sandbox), coverageOutputs.profile);
+      } catch (error) {
+        await sandbox.close();
+        throw error;
+      }
     }
     const env = {
       ...process.env,
@@ -108,7 +123,13 @@ export function registerExecCommand(program: Command): void {
     process.off('SIGINT', onInt);
     process.off('SIGTERM', onTerm);
     process.off('SIGHUP', onHup);
-    await sandbox.close();
-    process.exitCode = status;
+    let readiness;
+    try {
+      readiness = coverageOutputs ? coverage.writeCoverageOutputs(runCoverage(sandbox), coverageOutputs) : undefined;
+    } finally {
+      await sandbox.close();
+    }
+    // Not ready: a required item left uncovered fails a command that passed.
+    process.exitCode = status === 0 && readiness && readiness.missing.length > 0 ? 1 : status;
   });
 }

@@ -14,6 +14,7 @@ import { registerStateCommands } from './state.js';
 import { registerAgentCommands } from './agents.js';
 import { registerWalletCommands } from './wallet.js';
 import { registerStablecoinCommands } from './stablecoins.js';
+import { registerCoverageCommand } from './coverage.js';
 
 /** The package version: package.json sits one folder above the bundle (dist/) or two above src/cli. */
 function packageVersion(): string {
@@ -94,6 +95,7 @@ export function buildProgram(): Command {
   registerAgentCommands(program);
   registerWalletCommands(program);
   registerStablecoinCommands(program);
+  registerCoverageCommand(program);
 
   program.addHelpText('after', `\nStart flags (service-sandbox [start] [flags]):\n${optionsText(start)}\n`);
   withExamples(program, [

@@ -85,8 +85,8 @@ export const STEP_UP_EVENT = 'FAILED_LOGIN_ATTEMPT';
 
 /** Rule id of the risk signal (recorded when the event is recorded). */
 export const riskSignalRules = ruleFamily('sca', 'sca.risk-signal', {
-  [STEP_UP_EVENT]: 'POST /sca/record-event FAILED_LOGIN_ATTEMPT: the next quote authorization asks for one more factor (RISK_STEP_UP)',
-} as Record<'FAILED_LOGIN_ATTEMPT', string>);
+  'failed-login-attempt': `POST /sca/record-event ${STEP_UP_EVENT}: the next quote authorization asks for one more factor (RISK_STEP_UP)`,
+});
 
 /** WebAuthn relying party of SCA passkeys in the sandbox. */
 export const scaRelyingParty = {

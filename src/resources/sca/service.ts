@@ -334,7 +334,7 @@ export function recordEvent(ctx: SandboxContext, platform: Platform, customerId:
       state = countFailure(ctx, customer);
       // Risk signal (sca-rules.ts STEP_UP_EVENT): the next quote authorization asks for one more factor.
       if (eventType === STEP_UP_EVENT) {
-        recordRule(ctx, platform.id, riskSignalRules.id(STEP_UP_EVENT));
+        recordRule(ctx, platform.id, riskSignalRules.id('failed-login-attempt'));
         state = { ...state, step_up: 1 };
         repo.saveState(state);
       }
