@@ -135,6 +135,8 @@ export interface SandboxOptions {
   logger?: Logger;
   /** Source of real time (tests may inject one); the sandbox clock adds its offset. */
   realNow?: () => number;
+  /** Integration coverage recording (`GET /_sandbox/coverage`); on unless false or `SERVICE_SANDBOX_COVERAGE=off`. */
+  coverage?: boolean;
 }
 
 /**
@@ -166,6 +168,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   const ctx = createContext({ db: options.db ?? ':memory:', logger, migrations: allMigrations, realNow: options.realNow });
   let server: Server | undefined;
   try {
+    coverageRecorder(ctx).enabled = options.coverage ?? process.env.SERVICE_SANDBOX_COVERAGE !== 'off';
     for (const area of areas) area.init?.(ctx);
     const clientId = options.clientId ?? DEFAULT_CLIENT_ID;
     const clientSecret = options.clientSecret ?? DEFAULT_CLIENT_SECRET;

@@ -151,6 +151,7 @@ export function coverageTable(report: CoverageReport, options: { uncoveredOnly?:
     `  rules       ${summary.rules.covered}/${summary.rules.total} fired (${percent(summary.rules)})`,
     `  webhooks    ${summary.webhooks.covered}/${summary.webhooks.total} types acknowledged (${percent(summary.webhooks)})`,
   ];
+  if (!report.recording) lines.push(c.uncovered('  recording is off in this sandbox (SERVICE_SANDBOX_COVERAGE=off): nothing is counted'));
   const idWidth = Math.max(...report.operations.map((op) => op.operationId.length));
   const routeWidth = Math.max(...report.operations.map((op) => op.method.length + op.path.length + 1));
   lines.push('', c.bold('Operations'));

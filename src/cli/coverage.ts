@@ -52,6 +52,7 @@ export function writeCoverageOutputs(report: CoverageReport, outputs: CoverageOu
     writeOut(outputs.junit, coverageJunit(report, readiness));
     written.push(outputs.junit);
   }
+  if (!report.recording) process.stderr.write('service-sandbox: coverage recording is off (SERVICE_SANDBOX_COVERAGE=off): the report counts nothing\n');
   const { summary } = report;
   const tally = `operations ${summary.operations.covered}/${summary.operations.total}, rules ${summary.rules.covered}/${summary.rules.total}, webhook types ${summary.webhooks.covered}/${summary.webhooks.total}`;
   process.stderr.write(`service-sandbox: coverage ${tally}${written.length ? `; written to ${written.join(', ')}` : ''}\n`);

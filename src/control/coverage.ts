@@ -49,6 +49,7 @@ export function coverageReport(ctx: SandboxContext, counts: CoverageCounts, scop
     ...(clientId !== undefined ? { clientId } : {}),
     contractVersion: CONTRACT_VERSION,
     generatedAt: ctx.clock.iso(),
+    recording: coverageRecorder(ctx).enabled,
     summary: {
       operations: { covered: ops.filter((op) => op.calls > 0).length, total: ops.length },
       statuses: { covered: statusesCovered, total: statusesTotal },

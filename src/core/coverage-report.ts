@@ -54,6 +54,8 @@ export interface CoverageReport {
   contractVersion: string;
   /** When the report was made, on the sandbox clock. */
   generatedAt: string;
+  /** False when the sandbox records nothing (`SERVICE_SANDBOX_COVERAGE=off`). */
+  recording: boolean;
   summary: {
     /** An operation is covered once it was called (any status). */
     operations: CoverageTally;

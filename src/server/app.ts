@@ -166,7 +166,7 @@ export function createServer(ctx: SandboxContext, options: ServerOptions): Hono<
     const op = c.get('operation');
     if (op !== undefined) {
       const platform = c.get('platform') as { id: string } | undefined;
-      if (platform !== undefined) coverage.record(platform.id, 'operation', `${op.operationId} ${c.res.status}`);
+      if (platform !== undefined) coverage.recordOperation(platform.id, op.operationId, c.res.status);
     }
     const ms = performance.now() - started;
     c.res.headers.set('X-Request-Id', requestId);

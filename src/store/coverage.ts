@@ -54,8 +54,10 @@ export class CoverageRecorder {
   private readonly platforms = new Map<string, CoverageCounts>();
   /** Counts of platforms reset since the process started (for the run totals). */
   private readonly retired = emptyCounts();
-  /** Keys changed since the last write, by platform (file databases only). */
-  private readonly dirty = new Map<string, Set<string>>();
+  /** Platforms whose counts changed since the last write (file databases only). */
+  private readonly dirty = new Set<string>();
+  /** `<operationId> <status>` keys, made once each: a constant key's hash is kept, a new string's is not. */
+  private readonly operationKeys = new Map<string, Map<number, string>>();
   private timer: ReturnType<typeof setTimeout> | undefined;
   private readonly persist: boolean;
   private readonly upsert;
@@ -77,8 +79,12 @@ export class CoverageRecorder {
     }
   }
 
+  /** Whether facts are counted (`SERVICE_SANDBOX_COVERAGE=off` turns recording off, e.g. to measure its cost). */
+  enabled = true;
+
   /** Counts one fact of a platform. */
   record(platformId: string, kind: CoverageKind, key: string): void {
+    if (!this.enabled) return;
     let counts = this.platforms.get(platformId);
     if (counts === undefined) {
       counts = emptyCounts();
@@ -86,7 +92,23 @@ export class CoverageRecorder {
     }
     const map = counts[kind];
     map.set(key, (map.get(key) ?? 0) + 1);
-    if (this.persist) this.markDirty(platformId, `${kind}\n${key}`);
+    if (this.persist) this.markDirty(platformId);
+  }
+
+  /** Counts one answer of a contract operation to a platform (the server calls it for every request). */
+  recordOperation(platformId: string, operationId: string, status: number): void {
+    if (!this.enabled) return;
+    let keys = this.operationKeys.get(operationId);
+    if (keys === undefined) {
+      keys = new Map();
+      this.operationKeys.set(operationId, keys);
+    }
+    let key = keys.get(status);
+    if (key === undefined) {
+      key = `${operationId} ${status}`;
+      keys.set(status, key);
+    }
+    this.record(platformId, 'operation', key);
   }
 
   /** A platform's counts (live maps: read, do not change). */
@@ -121,28 +143,21 @@ export class CoverageRecorder {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
     if (this.dirty.size === 0 || !this.db.open) return;
+    // A changed platform's counts are written whole: a few hundred rows at most, once a second.
     const batch: [string, string, string, number][] = [];
-    for (const [platformId, keys] of this.dirty) {
+    for (const platformId of this.dirty) {
       const counts = this.platforms.get(platformId);
       if (!counts) continue;
-      for (const entry of keys) {
-        const cut = entry.indexOf('\n');
-        const kind = entry.slice(0, cut) as CoverageKind;
-        const key = entry.slice(cut + 1);
-        batch.push([platformId, kind, key, counts[kind].get(key) ?? 0]);
+      for (const kind of ['operation', 'rule', 'webhook'] as const) {
+        for (const [key, count] of counts[kind]) batch.push([platformId, kind, key, count]);
       }
     }
     this.dirty.clear();
     this.writeBatch(batch);
   }
 
-  private markDirty(platformId: string, entry: string): void {
-    let keys = this.dirty.get(platformId);
-    if (keys === undefined) {
-      keys = new Set();
-      this.dirty.set(platformId, keys);
-    }
-    keys.add(entry);
+  private markDirty(platformId: string): void {
+    this.dirty.add(platformId);
     if (this.timer === undefined) {
       this.timer = setTimeout(() => this.flush(), COVERAGE_FLUSH_MS);
       this.timer.unref();

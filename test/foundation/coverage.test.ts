@@ -124,6 +124,19 @@ describe('GET /_sandbox/coverage', () => {
   });
 });
 
+describe('recording off', () => {
+  it('startSandbox({ coverage: false }) counts nothing and says so', async () => {
+    const off = await startSandbox({ coverage: false });
+    const api = new Api(off);
+    expect((await api.post('/customers', individual(['USD'], { fullName: 'Ada Lovelace001' }))).status).toBe(201);
+    const report = await coverage(api);
+    expect(report).toMatchObject({ recording: false });
+    expect(exercised(report)).toEqual({ operations: {}, rules: {} });
+    await off.close();
+    expect((await coverage(s.api)).recording).toBe(true);
+  });
+});
+
 describe('where coverage is kept', () => {
   it('a file database keeps it across a restart; the run totals keep a reset platform’s', async () => {
     const db = join(mkdtempSync(join(tmpdir(), 'sbx-coverage-')), 'sandbox.db');
