@@ -51,8 +51,9 @@ export function buildProgram(): Command {
   const clock = program.command('clock').description('read or move the sandbox clock of a running sandbox');
   withExamples(clock, ['service-sandbox clock', 'service-sandbox clock advance 6m', 'service-sandbox clock advance 1h30m --url http://127.0.0.1:9000', 'service-sandbox clock reset']);
   withClientOptions(clock.command('show', { isDefault: true }).description('print the sandbox time')).action(async (opts) => {
-    const body = (await call(clientOptions(opts), 'GET', '/_sandbox/clock')) as { now: string; offsetSeconds: number; pendingJobs: number };
-    process.stdout.write(`${body.now}  (${formatDuration(body.offsetSeconds)} ahead of real time, ${body.pendingJobs} pending jobs)\n`);
+    const body = (await call(clientOptions(opts), 'GET', '/_sandbox/clock')) as { now: string; offsetSeconds: number; pendingJobs: number; stillSince?: string };
+    const from = body.stillSince ? `ahead of its start ${body.stillSince}, standing still until \`clock advance\`` : 'ahead of real time';
+    process.stdout.write(`${body.now}  (${formatDuration(body.offsetSeconds)} ${from}, ${body.pendingJobs} pending jobs)\n`);
   });
   withClientOptions(
     clock.command('advance <duration>').description('move the clock forward (e.g. 30s, 6m, 2h) and run every job that falls due'),
@@ -65,10 +66,12 @@ export function buildProgram(): Command {
   withClientOptions(
     clock.command('reset').description('put the clock back to real time (for every platform); pending jobs keep their due times'),
   ).action(async (opts) => {
-    const body = (await call(clientOptions(opts), 'POST', '/_sandbox/clock/reset')) as { now: string; previous: string; pendingJobs: number };
+    const body = (await call(clientOptions(opts), 'POST', '/_sandbox/clock/reset')) as { now: string; previous: string; pendingJobs: number; stillSince?: string };
     const ahead = Math.round((Date.parse(body.previous) - Date.parse(body.now)) / 1000);
     process.stdout.write(
-      ahead > 0
+      body.stillSince
+        ? `sandbox clock is back at its start ${body.now}${ahead > 0 ? ` (it was ${formatDuration(ahead)} ahead)` : ''}, standing still; ${body.pendingJobs} pending jobs keep their due times\n`
+        : ahead > 0
         ? `sandbox clock is back at real time ${body.now} (it was ${formatDuration(ahead)} ahead); ${body.pendingJobs} pending jobs keep their due times\n`
         : `sandbox clock already follows real time: ${body.now}\n`,
     );

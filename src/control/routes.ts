@@ -45,8 +45,11 @@ export function controlPlane(ctx: SandboxContext, areas: readonly Area[], dispat
 
   app.use('*', basicAuth);
 
+  // A still clock (`--clock-start`) says where it started: its offset counts from there, not from real time.
+  const stillSince = () => (ctx.clock.start === undefined ? {} : { stillSince: new Date(ctx.clock.start).toISOString() });
+
   app.get('/clock', (c) =>
-    c.json({ now: ctx.clock.iso(), offsetSeconds: ctx.clock.offset / 1000, pendingJobs: ctx.jobs.count() }),
+    c.json({ now: ctx.clock.iso(), offsetSeconds: ctx.clock.offset / 1000, pendingJobs: ctx.jobs.count(), ...stillSince() }),
   );
 
   app.post('/clock/advance', async (c) => {
@@ -59,7 +62,7 @@ export function controlPlane(ctx: SandboxContext, areas: readonly Area[], dispat
   // times. No body.
   app.post('/clock/reset', (c) => {
     const left = ctx.scheduler.resetClock();
-    return c.json({ now: ctx.clock.iso(), offsetSeconds: ctx.clock.offset / 1000, previous: new Date(left).toISOString(), pendingJobs: ctx.jobs.count() });
+    return c.json({ now: ctx.clock.iso(), offsetSeconds: ctx.clock.offset / 1000, previous: new Date(left).toISOString(), pendingJobs: ctx.jobs.count(), ...stillSince() });
   });
 
   // The sandbox enclave's public signing key (every bundle's enclaveQuorumPublic) and the

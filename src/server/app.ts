@@ -153,7 +153,7 @@ export function createServer(ctx: SandboxContext, options: ServerOptions): Hono<
 
   app.use('*', async (c, next) => {
     const started = performance.now();
-    const requestId = ctx.ids.next('Request');
+    const requestId = ctx.requestIds.next('Request');
     c.set('requestId', requestId);
     c.set('ctx', ctx);
     c.set('authSchemes', auth);
