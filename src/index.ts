@@ -40,6 +40,7 @@ import { walletAuthArea } from './resources/wallet-auth/index.js';
 import { apiTokenScheme, tokensArea } from './resources/tokens/index.js';
 import { controlPlane } from './control/routes.js';
 import { changeNotifier } from './control/changes.js';
+import { requestLogRecorder } from './control/request-log.js';
 import { applyFixtures, type FixtureSummary } from './control/fixtures.js';
 import { checkSnapshot, exportSnapshot, importSnapshot } from './control/snapshot.js';
 import { DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET } from './client/index.js';
@@ -107,7 +108,7 @@ export function createApp(ctx: SandboxContext, areaList: readonly Area[]): Hono<
   return createServer(ctx, {
     areas: areaList,
     auth: authSchemes,
-    middleware: [changeNotifier(ctx), runJobsDueOnStillClock(ctx)],
+    middleware: [changeNotifier(ctx), requestLogRecorder(ctx), runJobsDueOnStillClock(ctx)],
     // A fixture's in-process API calls go through an app of their own, built when a fixture is applied.
     routes: { '/_sandbox': controlPlane(ctx, areaList, async () => createApp(ctx, areaList).fetch) },
   });

@@ -14,6 +14,7 @@ import { registerStateCommands } from './state.js';
 import { registerAgentCommands } from './agents.js';
 import { registerWalletCommands } from './wallet.js';
 import { registerStablecoinCommands } from './stablecoins.js';
+import { registerLogsCommand } from './logs.js';
 
 /** The package version: package.json sits one folder above the bundle (dist/) or two above src/cli. */
 function packageVersion(): string {
@@ -97,6 +98,7 @@ export function buildProgram(): Command {
   registerAgentCommands(program);
   registerWalletCommands(program);
   registerStablecoinCommands(program);
+  registerLogsCommand(program);
 
   program.addHelpText('after', `\nStart flags (service-sandbox [start] [flags]):\n${optionsText(start)}\n`);
   withExamples(program, [

@@ -14,6 +14,7 @@ import type { AppEnv } from '../server/env.js';
 import { jsonBody } from '../server/validate.js';
 import { resetPlatformData } from './reset.js';
 import { changeRoutes } from './changes.js';
+import { requestLogRoutes } from './request-log.js';
 import { stateRoutes } from './state-routes.js';
 import type { Dispatch } from './fixtures.js';
 import { seed, seedBody } from './seed.js';
@@ -85,6 +86,7 @@ export function controlPlane(ctx: SandboxContext, areas: readonly Area[], dispat
     return c.json({ cleared: 1 });
   });
   app.route('/changes', changeRoutes(ctx));
+  app.route('/logs', requestLogRoutes(ctx));
   app.route('/', stateRoutes(ctx, areas, dispatch));
   app.route('/', stablecoinControlRoutes(ctx));
 
