@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { readFileSync } from 'node:fs';
+import { packageVersion } from '../core/version.js';
 import { call, CliError, clientOptions, formatDuration, parseDuration, withClientOptions } from './client.js';
 import { addExampleFooters, optionsText, withExamples } from './help.js';
 import { registerAccountCommands } from './accounts.js';
@@ -15,19 +15,6 @@ import { registerAgentCommands } from './agents.js';
 import { registerWalletCommands } from './wallet.js';
 import { registerStablecoinCommands } from './stablecoins.js';
 import { registerLogsCommand } from './logs.js';
-
-/** The package version: package.json sits one folder above the bundle (dist/) or two above src/cli. */
-function packageVersion(): string {
-  for (const path of ['../package.json', '../../package.json']) {
-    try {
-      const pkg = JSON.parse(readFileSync(new URL(path, import.meta.url), 'utf8')) as { name?: string; version: string };
-      if (pkg.name === 'service-sandbox') return pkg.version;
-    } catch {
-      // try the next place
-    }
-  }
-  return '0.0.0';
-}
 
 /** Builds the commander program. Other CLI files add their commands with one `register...(program)` line below. */
 export function buildProgram(): Command {

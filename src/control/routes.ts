@@ -15,6 +15,7 @@ import { jsonBody } from '../server/validate.js';
 import { resetPlatformData } from './reset.js';
 import { changeRoutes } from './changes.js';
 import { requestLogRoutes } from './request-log.js';
+import { healthRoutes } from './health.js';
 import { stateRoutes } from './state-routes.js';
 import type { Dispatch } from './fixtures.js';
 import { seed, seedBody } from './seed.js';
@@ -42,7 +43,7 @@ const newPlatformBody = z.object({
 export function controlPlane(ctx: SandboxContext, areas: readonly Area[], dispatch: () => Promise<Dispatch>): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
-  app.get('/health', (c) => c.json({ status: 'ok' }));
+  app.route('/health', healthRoutes(ctx));
 
   app.use('*', basicAuth);
 
