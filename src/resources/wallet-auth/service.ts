@@ -325,7 +325,20 @@ export async function verifyCredential(ctx: SandboxContext, platform: Platform, 
     const signer = toHex(tek.compressed);
     return ctx.tx(() => {
       const now = Math.floor(ctx.clock.now() / 1000);
-      const token = verificationToken({ id: ctx.ids.uuid(), sub: credential.id, public_key: signer, iat: now, exp: now + walletRules.pendingRequestSeconds });
+      // The claims Turnkey's verifyOtpVerificationToken (@turnkey/crypto) requires, as strings:
+      // the OTP's kind and contact, the enclave's organization, the bound key, and `exp` as a
+      // millisecond epoch. `sub` and `iat` say the same in the usual JWT way.
+      const exp = (now + walletRules.pendingRequestSeconds) * 1000;
+      const token = verificationToken({
+        id: ctx.ids.uuid(),
+        verification_type: body.type === 'EMAIL_OTP' ? 'OTP_TYPE_EMAIL' : 'OTP_TYPE_SMS',
+        contact: credential.nickname,
+        organization_id: enclave.organization_id,
+        public_key: signer,
+        exp: String(exp),
+        sub: credential.id,
+        iat: now,
+      });
       repoOf(ctx).setOtp(credential.id, null, ctx.clock.iso());
       const { challenge } = issueSignedRequest(ctx, platform, { ...op, payload: token, signer });
       return { status: 202, body: { type: credential.type, ...challenge } };
