@@ -46,6 +46,8 @@ export function registerExecCommand(program: Command): void {
     'service-sandbox exec -- npm test',
     'service-sandbox exec --db ./ci.db -- node integration.mjs',
     'service-sandbox exec --webhook-url http://127.0.0.1:4000/hooks -- npx vitest run',
+    'service-sandbox exec --seed 42 --clock-start 2030-01-01T00:00:00Z -- npm test',
+    'service-sandbox exec --import baseline.json --export-on-exit after.json -- npm test',
   ]);
   exec.action(async (command: string[], opts: Record<string, unknown>) => {
     const options = startOptionsOf(opts, true);
@@ -108,7 +110,14 @@ export function registerExecCommand(program: Command): void {
     process.off('SIGINT', onInt);
     process.off('SIGTERM', onTerm);
     process.off('SIGHUP', onHup);
-    await sandbox.close();
+    try {
+      await sandbox.close();
+    } catch (error) {
+      // --export-on-exit could not write its file: say so, and do not let the run pass.
+      process.stderr.write(`service-sandbox: ${(error as Error).message}\n`);
+      process.exitCode = status || 1;
+      return;
+    }
     process.exitCode = status;
   });
 }
