@@ -1,7 +1,8 @@
 import { serve } from '@hono/node-server';
-import type { Hono } from 'hono';
+import type { Hono, MiddlewareHandler } from 'hono';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createContext, type SandboxContext } from './store/context.js';
 import { StoreOpenError, type Migration } from './store/db.js';
 import { idempotencyMigrations } from './store/idempotency.js';
@@ -40,7 +41,9 @@ import { walletAuthArea } from './resources/wallet-auth/index.js';
 import { apiTokenScheme, tokensArea } from './resources/tokens/index.js';
 import { controlPlane } from './control/routes.js';
 import { changeNotifier } from './control/changes.js';
+import { requestLogRecorder } from './control/request-log.js';
 import { applyFixtures, type FixtureSummary } from './control/fixtures.js';
+import { checkSnapshot, exportSnapshot, importSnapshot } from './control/snapshot.js';
 import { runCoverageReport } from './control/coverage.js';
 import type { CoverageReport } from './core/coverage-report.js';
 import { DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET } from './client/index.js';
@@ -109,10 +112,21 @@ export function createApp(ctx: SandboxContext, areaList: readonly Area[]): Hono<
   return createServer(ctx, {
     areas: areaList,
     auth: authSchemes,
-    middleware: [changeNotifier(ctx)],
+    middleware: [changeNotifier(ctx), requestLogRecorder(ctx), runJobsDueOnStillClock(ctx)],
     // A fixture's in-process API calls go through an app of their own, built when a fixture is applied.
     routes: { '/_sandbox': controlPlane(ctx, areaList, async () => createApp(ctx, areaList).fetch) },
   });
+}
+
+/**
+ * A still clock (`clockStart`) runs the jobs due now before each request, so a job due at once
+ * has run before the next request is served, whatever the turn of its timer.
+ */
+function runJobsDueOnStillClock(ctx: SandboxContext): MiddlewareHandler<AppEnv> {
+  return async (_c, next) => {
+    if (ctx.clock.still) ctx.scheduler.runDueNow();
+    await next();
+  };
 }
 
 /** Credentials of the default platform when none are given. */
@@ -135,6 +149,20 @@ export interface SandboxOptions {
   logger?: Logger;
   /** Source of real time (tests may inject one); the sandbox clock adds its offset. */
   realNow?: () => number;
+  /**
+   * Makes every generated value (ids, keys, secrets, tokens) a function of this seed and the
+   * order of requests (see docs/testing.md, "Reproducible runs").
+   */
+  seed?: string | number;
+  /**
+   * Starts the sandbox clock at this instant (an ISO 8601 string, a Date or ms since the epoch),
+   * standing still: it moves only by `advanceClock` (and a snapshot import).
+   */
+  clockStart?: string | number | Date;
+  /** A snapshot file (made by `export`) restored into the default platform before the sandbox listens. */
+  importFile?: string;
+  /** A file the default platform's snapshot is written to when `close()` is called (after in-flight requests finish). */
+  exportOnExit?: string;
   /** Integration coverage recording (`GET /_sandbox/coverage`); on unless false or `SERVICE_SANDBOX_COVERAGE=off`. */
   coverage?: boolean;
 }
@@ -164,8 +192,10 @@ export interface RunningSandbox extends SandboxHelpers {
  */
 export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
   checkWebhookUrl(options.webhookUrl);
+  const seed = seedOf(options.seed);
+  const clockStart = clockStartOf(options.clockStart);
   const logger = options.logger ?? (options.logFormat ? createLogger(options.logFormat) : silentLogger);
-  const ctx = createContext({ db: options.db ?? ':memory:', logger, migrations: allMigrations, realNow: options.realNow });
+  const ctx = createContext({ db: options.db ?? ':memory:', logger, migrations: allMigrations, realNow: options.realNow, seed, clockStart });
   let server: Server | undefined;
   try {
     coverageRecorder(ctx).enabled = options.coverage ?? process.env.SERVICE_SANDBOX_COVERAGE !== 'off';
@@ -173,6 +203,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     const clientId = options.clientId ?? DEFAULT_CLIENT_ID;
     const clientSecret = options.clientSecret ?? DEFAULT_CLIENT_SECRET;
     let platform: Platform = platformService(ctx).ensure({ clientId, clientSecret, webhookEndpoint: options.webhookUrl });
+    if (options.importFile !== undefined) platform = importAtStart(ctx, platform, options.importFile);
     if (options.webhookUrl && platform.config.webhookEndpoint !== options.webhookUrl) {
       platformService(ctx).updateConfig(platform, { webhookEndpoint: options.webhookUrl });
       platform = platformService(ctx).byId(platform.id)!;
@@ -205,8 +236,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
           });
           running.closeIdleConnections();
         });
-        coverageRecorder(ctx).flush();
-        await ctx.close();
+        try {
+          if (options.exportOnExit !== undefined) exportOnExit(ctx, clientId, options.exportOnExit);
+        } finally {
+          coverageRecorder(ctx).flush();
+          await ctx.close();
+        }
       },
     };
   } catch (error) {
@@ -215,6 +250,42 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     await stopWebhookDelivery(ctx);
     await ctx.close();
     throw error;
+  }
+}
+
+/** `importFile`: the snapshot restored into the default platform, as `POST /_sandbox/snapshot` does; a problem is a SandboxOptionError naming the file. */
+function importAtStart(ctx: SandboxContext, platform: Platform, file: string): Platform {
+  let snapshot;
+  try {
+    snapshot = checkSnapshot(JSON.parse(readFileSync(file, 'utf8')) as unknown);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : error instanceof SyntaxError ? `not JSON (${error.message})` : (error as Error).message;
+    throw new SandboxOptionError(`--import ${file}: ${reason}`);
+  }
+  try {
+    const { platformId } = importSnapshot(ctx, areas, platform, snapshot);
+    return platformService(ctx).byId(platformId)!;
+  } catch (error) {
+    throw new SandboxOptionError(`--import ${file}: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * `exportOnExit`: the default platform's snapshot, written whole or not at all (to a temporary
+ * file beside it, then renamed), so a stop never leaves half a file.
+ */
+function exportOnExit(ctx: SandboxContext, clientId: string, file: string): void {
+  const platform = platformService(ctx).list().find((p) => p.clientId === clientId);
+  if (!platform) return;
+  const text = JSON.stringify(exportSnapshot(ctx, areas, platform));
+  const temporary = `${file}.${process.pid}.tmp`;
+  try {
+    writeFileSync(temporary, text);
+    renameSync(temporary, file);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    throw new SandboxOptionError(`--export-on-exit ${file}: cannot write it (${(error as Error).message})`);
   }
 }
 
@@ -228,6 +299,30 @@ function checkWebhookUrl(url: string | undefined): void {
   if (!result.success) {
     throw new SandboxOptionError(`--webhook-url ${url} is not accepted: ${result.error.issues[0]?.message ?? 'invalid'} (an http or https URL such as http://127.0.0.1:4000/webhooks)`);
   }
+}
+
+/** Checks a seed: a number or text, 1 to 256 characters. */
+function seedOf(seed: string | number | undefined): string | undefined {
+  if (seed === undefined) return undefined;
+  const text = String(seed);
+  if (text.length === 0 || text.length > 256 || (typeof seed === 'number' && !Number.isSafeInteger(seed))) {
+    throw new SandboxOptionError(`--seed ${text} is not accepted: give a number or a word of 1 to 256 characters (e.g. --seed 42)`);
+  }
+  return text;
+}
+
+/** Parses a clock start: an ISO 8601 instant with a time zone (or a Date, or ms since the epoch). */
+function clockStartOf(start: string | number | Date | undefined): number | undefined {
+  if (start === undefined) return undefined;
+  const ms =
+    start instanceof Date ? start.getTime()
+    : typeof start === 'number' ? start
+    : /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2}))?$/.test(start) ? Date.parse(start)
+    : Number.NaN;
+  if (!Number.isSafeInteger(ms) || ms < 0 || ms > Date.parse('9999-12-31T00:00:00Z')) {
+    throw new SandboxOptionError(`--clock-start ${String(start)} is not accepted: give an ISO 8601 instant such as 2030-01-01T00:00:00Z (or a date, 2030-01-01, for its midnight UTC)`);
+  }
+  return ms;
 }
 
 /** Thrown when the port cannot be bound; the CLI prints its message as one line. */

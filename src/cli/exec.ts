@@ -49,6 +49,8 @@ export function registerExecCommand(program: Command): void {
     'service-sandbox exec -- npm test',
     'service-sandbox exec --db ./ci.db -- node integration.mjs',
     'service-sandbox exec --webhook-url http://127.0.0.1:4000/hooks -- npx vitest run',
+    'service-sandbox exec --seed 42 --clock-start 2030-01-01T00:00:00Z -- npm test',
+    'service-sandbox exec --import baseline.json --export-on-exit after.json -- npm test',
     'service-sandbox exec --coverage coverage.json --coverage-junit coverage.xml --require payouts -- npm test',
   ]);
   exec.action(async (command: string[], opts: Record<string, unknown>) => {
@@ -124,11 +126,21 @@ export function registerExecCommand(program: Command): void {
     process.off('SIGTERM', onTerm);
     process.off('SIGHUP', onHup);
     let readiness;
+    let coverageError: unknown;
     try {
       readiness = coverageOutputs ? coverage.writeCoverageOutputs(runCoverage(sandbox), coverageOutputs) : undefined;
-    } finally {
-      await sandbox.close();
+    } catch (error) {
+      coverageError = error;
     }
+    try {
+      await sandbox.close();
+    } catch (error) {
+      // --export-on-exit could not write its file: say so, and do not let the run pass.
+      process.stderr.write(`service-sandbox: ${(error as Error).message}\n`);
+      process.exitCode = status || 1;
+      return;
+    }
+    if (coverageError !== undefined) throw coverageError;
     // Not ready: a required item left uncovered fails a command that passed.
     process.exitCode = status === 0 && readiness && readiness.missing.length > 0 ? 1 : status;
   });

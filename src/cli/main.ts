@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { readFileSync } from 'node:fs';
+import { packageVersion } from '../core/version.js';
 import { call, CliError, clientOptions, formatDuration, parseDuration, withClientOptions } from './client.js';
 import { addExampleFooters, optionsText, withExamples } from './help.js';
 import { registerAccountCommands } from './accounts.js';
@@ -14,20 +14,8 @@ import { registerStateCommands } from './state.js';
 import { registerAgentCommands } from './agents.js';
 import { registerWalletCommands } from './wallet.js';
 import { registerStablecoinCommands } from './stablecoins.js';
+import { registerLogsCommand } from './logs.js';
 import { registerCoverageCommand } from './coverage.js';
-
-/** The package version: package.json sits one folder above the bundle (dist/) or two above src/cli. */
-function packageVersion(): string {
-  for (const path of ['../package.json', '../../package.json']) {
-    try {
-      const pkg = JSON.parse(readFileSync(new URL(path, import.meta.url), 'utf8')) as { name?: string; version: string };
-      if (pkg.name === 'service-sandbox') return pkg.version;
-    } catch {
-      // try the next place
-    }
-  }
-  return '0.0.0';
-}
 
 /** Builds the commander program. Other CLI files add their commands with one `register...(program)` line below. */
 export function buildProgram(): Command {
@@ -52,8 +40,9 @@ export function buildProgram(): Command {
   const clock = program.command('clock').description('read or move the sandbox clock of a running sandbox');
   withExamples(clock, ['service-sandbox clock', 'service-sandbox clock advance 6m', 'service-sandbox clock advance 1h30m --url http://127.0.0.1:9000', 'service-sandbox clock reset']);
   withClientOptions(clock.command('show', { isDefault: true }).description('print the sandbox time')).action(async (opts) => {
-    const body = (await call(clientOptions(opts), 'GET', '/_sandbox/clock')) as { now: string; offsetSeconds: number; pendingJobs: number };
-    process.stdout.write(`${body.now}  (${formatDuration(body.offsetSeconds)} ahead of real time, ${body.pendingJobs} pending jobs)\n`);
+    const body = (await call(clientOptions(opts), 'GET', '/_sandbox/clock')) as { now: string; offsetSeconds: number; pendingJobs: number; stillSince?: string };
+    const from = body.stillSince ? `ahead of its start ${body.stillSince}, standing still until \`clock advance\`` : 'ahead of real time';
+    process.stdout.write(`${body.now}  (${formatDuration(body.offsetSeconds)} ${from}, ${body.pendingJobs} pending jobs)\n`);
   });
   withClientOptions(
     clock.command('advance <duration>').description('move the clock forward (e.g. 30s, 6m, 2h) and run every job that falls due'),
@@ -66,10 +55,12 @@ export function buildProgram(): Command {
   withClientOptions(
     clock.command('reset').description('put the clock back to real time (for every platform); pending jobs keep their due times'),
   ).action(async (opts) => {
-    const body = (await call(clientOptions(opts), 'POST', '/_sandbox/clock/reset')) as { now: string; previous: string; pendingJobs: number };
+    const body = (await call(clientOptions(opts), 'POST', '/_sandbox/clock/reset')) as { now: string; previous: string; pendingJobs: number; stillSince?: string };
     const ahead = Math.round((Date.parse(body.previous) - Date.parse(body.now)) / 1000);
     process.stdout.write(
-      ahead > 0
+      body.stillSince
+        ? `sandbox clock is back at its start ${body.now}${ahead > 0 ? ` (it was ${formatDuration(ahead)} ahead)` : ''}, standing still; ${body.pendingJobs} pending jobs keep their due times\n`
+        : ahead > 0
         ? `sandbox clock is back at real time ${body.now} (it was ${formatDuration(ahead)} ahead); ${body.pendingJobs} pending jobs keep their due times\n`
         : `sandbox clock already follows real time: ${body.now}\n`,
     );
@@ -95,6 +86,7 @@ export function buildProgram(): Command {
   registerAgentCommands(program);
   registerWalletCommands(program);
   registerStablecoinCommands(program);
+  registerLogsCommand(program);
   registerCoverageCommand(program);
 
   program.addHelpText('after', `\nStart flags (service-sandbox [start] [flags]):\n${optionsText(start)}\n`);

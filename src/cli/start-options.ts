@@ -24,7 +24,11 @@ export function addStartOptions(command: Command, forExec = false): Command {
     )
     .addOption(new Option('--webhook-url <url>', 'webhook endpoint of the default platform (http or https)'))
     .addOption(new Option('--log-format <format>', 'request log format').choices(['pretty', 'json']).default('pretty'))
-    .addOption(new Option('--quiet', forExec ? 'no request log (the default for exec; --log turns it on, on stderr)' : 'no request log'));
+    .addOption(new Option('--quiet', forExec ? 'no request log (the default for exec; --log turns it on, on stderr)' : 'no request log'))
+    .addOption(new Option('--seed <seed>', 'make every generated id, key, secret and token a function of this seed and the order of requests'))
+    .addOption(new Option('--clock-start <instant>', 'start the sandbox clock at this ISO 8601 instant, standing still: it moves only by `clock advance`'))
+    .addOption(new Option('--import <snapshot>', "restore the default platform's state from a snapshot file (made by `export`) before the ready line"))
+    .addOption(new Option('--export-on-exit <file>', "save the default platform's state to this snapshot file when the sandbox stops"));
 }
 
 /** Parses the shared start flags. */
@@ -40,6 +44,10 @@ export function startOptionsOf(opts: Record<string, unknown>, forExec = false): 
     webhookUrl: opts.webhookUrl === undefined ? undefined : String(opts.webhookUrl),
     logFormat: opts.logFormat === 'json' ? 'json' : 'pretty',
     quiet: Boolean(opts.quiet),
+    seed: opts.seed === undefined ? undefined : String(opts.seed),
+    clockStart: opts.clockStart === undefined ? undefined : String(opts.clockStart),
+    importFile: opts.import === undefined ? undefined : resolve(String(opts.import)),
+    exportOnExit: opts.exportOnExit === undefined ? undefined : resolve(String(opts.exportOnExit)),
   };
 }
 

@@ -16,6 +16,14 @@ export interface StartOptions {
   webhookUrl: string | undefined;
   logFormat: LogFormat;
   quiet: boolean;
+  /** `--seed`: reproducible ids, keys, secrets and tokens. */
+  seed: string | undefined;
+  /** `--clock-start`: a still clock from this ISO instant. */
+  clockStart: string | undefined;
+  /** `--import`: a snapshot restored before the ready line. */
+  importFile: string | undefined;
+  /** `--export-on-exit`: where the default platform's snapshot goes when the sandbox stops. */
+  exportOnExit: string | undefined;
 }
 
 /** Starts the sandbox, prints the ready line and banner, and shuts down cleanly on SIGINT/SIGTERM. */
@@ -33,6 +41,10 @@ export async function runStart(options: StartOptions): Promise<void> {
       clientSecret: options.clientSecret,
       webhookUrl: options.webhookUrl,
       logger,
+      seed: options.seed,
+      clockStart: options.clockStart,
+      importFile: options.importFile,
+      exportOnExit: options.exportOnExit,
     });
   } catch (error) {
     if (error instanceof ListenError || error instanceof StoreOpenError || error instanceof SandboxOptionError) throw new CliError(error.message);
@@ -50,6 +62,9 @@ export async function runStart(options: StartOptions): Promise<void> {
         `  ${chalk.dim('client id     ')} ${options.clientId}`,
         `  ${chalk.dim('client secret ')} ${secret}`,
         `  ${chalk.dim('database      ')} ${options.db === ':memory:' ? 'in memory (gone when stopped)' : options.db}`,
+        ...(options.importFile ? [`  ${chalk.dim('imported      ')} ${options.importFile}`] : []),
+        ...(options.exportOnExit ? [`  ${chalk.dim('export on exit')} ${options.exportOnExit} (on Ctrl-C, kill, or the end of the shell; not on kill -9)`] : []),
+        ...(options.seed !== undefined || options.clockStart ? [`  ${chalk.dim('reproducible  ')} ${[options.seed !== undefined ? `seed ${options.seed}` : '', options.clockStart ? `clock stands at ${sandbox.context.clock.iso()} until \`clock advance\`` : ''].filter(Boolean).join('; ')}`] : []),
         `  ${chalk.dim('control plane ')} ${sandbox.origin}/_sandbox`,
         ...(options.db.endsWith('.service-sandbox/sandbox.db') ? [`  ${chalk.dim('tip           ')} add .service-sandbox/ to your .gitignore`] : []),
         `  ${chalk.dim('webhooks      ')} ${platformWebhookEndpoint(sandbox, options.clientId) ?? 'no endpoint yet (--webhook-url, or PATCH /config webhookEndpoint)'}; verify X-Service-Signature (or X-Grid-Signature, the same value) with:`,
@@ -75,7 +90,7 @@ export async function runStart(options: StartOptions): Promise<void> {
     running.close().then(
       () => process.exit(0),
       (error: unknown) => {
-        process.stderr.write(`service-sandbox: error while stopping: ${String(error)}\n`);
+        process.stderr.write(`service-sandbox: error while stopping: ${error instanceof Error ? error.message : String(error)}\n`);
         process.exit(1);
       },
     );

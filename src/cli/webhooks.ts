@@ -52,7 +52,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * or restarts, until Ctrl-C. The first connection must succeed; `path()` is asked again at each
  * reconnect (so it can resume after the last event seen).
  */
-async function follow(
+export async function follow(
   options: ClientOptions,
   path: () => string,
   json: boolean,

@@ -14,6 +14,8 @@ import type { AppEnv } from '../server/env.js';
 import { jsonBody } from '../server/validate.js';
 import { resetPlatformData } from './reset.js';
 import { changeRoutes } from './changes.js';
+import { requestLogRoutes } from './request-log.js';
+import { healthRoutes } from './health.js';
 import { stateRoutes } from './state-routes.js';
 import type { Dispatch } from './fixtures.js';
 import { seed, seedBody } from './seed.js';
@@ -43,12 +45,15 @@ const newPlatformBody = z.object({
 export function controlPlane(ctx: SandboxContext, areas: readonly Area[], dispatch: () => Promise<Dispatch>): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
-  app.get('/health', (c) => c.json({ status: 'ok' }));
+  app.route('/health', healthRoutes(ctx));
 
   app.use('*', basicAuth);
 
+  // A still clock (`--clock-start`) says where it started: its offset counts from there, not from real time.
+  const stillSince = () => (ctx.clock.start === undefined ? {} : { stillSince: new Date(ctx.clock.start).toISOString() });
+
   app.get('/clock', (c) =>
-    c.json({ now: ctx.clock.iso(), offsetSeconds: ctx.clock.offset / 1000, pendingJobs: ctx.jobs.count() }),
+    c.json({ now: ctx.clock.iso(), offsetSeconds: ctx.clock.offset / 1000, pendingJobs: ctx.jobs.count(), ...stillSince() }),
   );
 
   app.post('/clock/advance', async (c) => {
@@ -61,7 +66,7 @@ export function controlPlane(ctx: SandboxContext, areas: readonly Area[], dispat
   // times. No body.
   app.post('/clock/reset', (c) => {
     const left = ctx.scheduler.resetClock();
-    return c.json({ now: ctx.clock.iso(), offsetSeconds: ctx.clock.offset / 1000, previous: new Date(left).toISOString(), pendingJobs: ctx.jobs.count() });
+    return c.json({ now: ctx.clock.iso(), offsetSeconds: ctx.clock.offset / 1000, previous: new Date(left).toISOString(), pendingJobs: ctx.jobs.count(), ...stillSince() });
   });
 
   // The sandbox enclave's public signing key (every bundle's enclaveQuorumPublic) and the
@@ -84,6 +89,7 @@ export function controlPlane(ctx: SandboxContext, areas: readonly Area[], dispat
     return c.json({ cleared: 1 });
   });
   app.route('/changes', changeRoutes(ctx));
+  app.route('/logs', requestLogRoutes(ctx));
   app.route('/coverage', coverageRoutes(ctx));
   app.route('/', stateRoutes(ctx, areas, dispatch));
   app.route('/', stablecoinControlRoutes(ctx));

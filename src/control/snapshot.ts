@@ -153,8 +153,9 @@ export function importSnapshot(
   // Ids of a platform are `Platform:<uuid>`: a plain replacement moves references, in JSON too.
   const move = (value: unknown) => (typeof value === 'string' && from !== to && value.includes(from) ? value.split(from).join(to) : value);
   const counts: Record<string, number> = {};
-  // The clock moves forward to the snapshot's offset (never back), once the rows are in.
-  const ahead = Math.max(0, snapshot.clock.offsetMs - ctx.clock.offset);
+  // The clock moves forward to the snapshot's offset (never back), once the rows are in; a still
+  // clock (`--clock-start`), which real time does not move, to the snapshot's time.
+  const ahead = Math.max(0, ctx.clock.still ? snapshot.clock.nowMs - ctx.clock.now() : snapshot.clock.offsetMs - ctx.clock.offset);
   const restore = () =>
     ctx.tx(() => {
       resetPlatformData(ctx, areas, platform);

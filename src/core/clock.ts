@@ -19,7 +19,11 @@ export interface ClockState {
   peakMs: number;
 }
 
-/** A clock that is real time plus an adjustable, persisted offset. */
+/**
+ * A clock that is real time plus an adjustable, persisted offset; or, started at an instant
+ * (`--clock-start`), a clock that stands still at that instant plus the offset, so it moves only
+ * when told to (`advance`, an import) and two runs of the same requests see the same times.
+ */
 export class SandboxClock implements Clock {
   private offsetMs: number;
   private peakMs: number;
@@ -28,18 +32,30 @@ export class SandboxClock implements Clock {
    * @param realNow source of real time (injected for tests)
    * @param initial state restored from storage
    * @param onChange called whenever the state moves, so it can be persisted
+   * @param startMs the instant a still clock stands at (offset 0); undefined: the clock follows real time
    */
   constructor(
     private readonly realNow: () => number = Date.now,
     initial: Partial<ClockState> = {},
     private readonly onChange: (state: ClockState) => void = () => {},
+    private readonly startMs?: number,
   ) {
     this.offsetMs = Math.max(0, initial.offsetMs ?? 0);
     this.peakMs = initial.peakMs ?? 0;
   }
 
   now(): number {
-    return this.realNow() + this.offsetMs;
+    return (this.startMs ?? this.realNow()) + this.offsetMs;
+  }
+
+  /** Whether the clock stands still (started at an instant) instead of following real time. */
+  get still(): boolean {
+    return this.startMs !== undefined;
+  }
+
+  /** The instant a still clock started at, undefined for a clock on real time. */
+  get start(): number | undefined {
+    return this.startMs;
   }
 
   iso(): string {
@@ -53,16 +69,17 @@ export class SandboxClock implements Clock {
 
   /**
    * The instants a time a client took from its own clock (an OIDC token's `iat`/`exp`, a TOTP
-   * code) is judged against: the sandbox clock and, while it is ahead, real time as well. A
+   * code) is judged against: the sandbox clock and, while it differs, real time as well. A
    * client stamps real time even after a test moved the sandbox clock; a test may mint at
    * sandbox time. Times the sandbox itself made (sessions, OTPs, quotes) use `now()` only.
    */
   clientTimes(): number[] {
     const real = this.realNow();
-    return this.offsetMs === 0 ? [real] : [real + this.offsetMs, real];
+    const now = (this.startMs ?? real) + this.offsetMs;
+    return now === real ? [real] : [now, real];
   }
 
-  /** Current offset from real time in milliseconds. */
+  /** Current offset from real time (a still clock: from its start instant) in milliseconds. */
   get offset(): number {
     return this.offsetMs;
   }
@@ -82,7 +99,8 @@ export class SandboxClock implements Clock {
 
   /**
    * Puts the clock back to real time (the offset returns to 0): the one move backwards, and
-   * only as far as real time. Returns the sandbox time it left.
+   * only as far as real time (a still clock: back to its start instant). Returns the sandbox
+   * time it left.
    */
   reset(): number {
     const left = this.now();

@@ -1,8 +1,9 @@
 import { randomFillSync } from 'node:crypto';
 import type { Clock } from './clock.js';
+import type { RandomSource } from './random.js';
 
-/** Fills a buffer with random bytes; injected so tests can make ids deterministic. */
-export type RandomSource = (bytes: Uint8Array) => void;
+/** Fills a buffer with random bytes; injected so tests (and `--seed`) can make ids deterministic. */
+export type { RandomSource };
 
 const defaultRandom: RandomSource = (bytes) => {
   randomFillSync(bytes);
@@ -33,6 +34,11 @@ export class IdGenerator {
     this.lastMs = floorMs;
     // The floor's millisecond counts as used up: the first id takes the next one.
     if (floorMs > 0) this.counter = 0xfff;
+  }
+
+  /** The instant of the latest id made (or the floor): ids made later sort after it. */
+  get latestMs(): number {
+    return this.lastMs;
   }
 
   /** A bare UUIDv7 string. */

@@ -203,12 +203,28 @@ export class HpkeError extends Error {
 
 const concat = (...parts: Uint8Array[]): Uint8Array => new Uint8Array(Buffer.concat(parts));
 
-/** Seals `plaintext` to a P-256 public key (compressed or uncompressed bytes). */
-export async function hpkeSeal(recipientPublicKey: Uint8Array, plaintext: Uint8Array): Promise<HpkeSealed> {
+/** The key pair of a 32-byte secret scalar, in the KEM's key type (not cached: an ephemeral key is used once). */
+function ephemeralKeyPair(secretKey: Uint8Array): CryptoKeyPair {
+  const ecdh = createECDH('prime256v1');
+  ecdh.setPrivateKey(secretKey);
+  return { privateKey: new P256Key(secretKey.slice(), 'private', ecdh), publicKey: new P256Key(new Uint8Array(ecdh.getPublicKey()), 'public') } as unknown as CryptoKeyPair;
+}
+
+/**
+ * Seals `plaintext` to a P-256 public key (compressed or uncompressed bytes). `ephemeralSecret`
+ * is the sender's ephemeral secret scalar when the caller draws it (the sandbox does, from its
+ * seedable source, so a seeded run seals alike); else the KEM draws one from the OS.
+ */
+export async function hpkeSeal(recipientPublicKey: Uint8Array, plaintext: Uint8Array, ephemeralSecret?: Uint8Array): Promise<HpkeSealed> {
   const recipient = recipientPublicKey.length === 65 && recipientPublicKey[0] === 4 ? recipientPublicKey : uncompressPublicKey(recipientPublicKey);
   let sender;
   try {
-    sender = await suite.createSenderContext({ recipientPublicKey: await suite.kem.deserializePublicKey(recipient), info: HPKE_INFO });
+    sender = await suite.createSenderContext({
+      recipientPublicKey: await suite.kem.deserializePublicKey(recipient),
+      info: HPKE_INFO,
+      // @hpke/core's `ekm`: the ephemeral key pair to encapsulate with (RFC 9180's test vectors use it).
+      ...(ephemeralSecret ? { ekm: ephemeralKeyPair(ephemeralSecret) } : {}),
+    });
   } catch {
     throw new HpkeError('The recipient key is not a point of the P-256 curve');
   }
@@ -241,7 +257,7 @@ export async function hpkeOpen(recipientSecretKey: Uint8Array, sealed: HpkeSeale
  * client's uncompressed key, as Base58Check of the compressed encapsulated key (33 bytes)
  * followed by the ciphertext.
  */
-export async function sealSessionSigningKey(clientPublicKey: Uint8Array, sessionSecretKey: Uint8Array): Promise<string> {
-  const sealed = await hpkeSeal(clientPublicKey, sessionSecretKey);
+export async function sealSessionSigningKey(clientPublicKey: Uint8Array, sessionSecretKey: Uint8Array, ephemeralSecret?: Uint8Array): Promise<string> {
+  const sealed = await hpkeSeal(clientPublicKey, sessionSecretKey, ephemeralSecret);
   return encodeBase58Check(concat(compressPublicKey(sealed.encappedPublic), sealed.ciphertext));
 }

@@ -1,5 +1,7 @@
 import { createECDH, createPrivateKey, createPublicKey, ECDH, type KeyObject } from 'node:crypto';
+import { p256 } from '@noble/curves/nist.js';
 import { BoundedCache } from '../core/bounded-cache.js';
+import type { Random } from '../core/random.js';
 
 /**
  * P-256 key helpers shared by the wallet crypto modules: hex parsing with a reason on failure,
@@ -77,8 +79,21 @@ export function publicKeyOf(secretKey: Uint8Array, compressed = true): Uint8Arra
   return new Uint8Array(ecdh.getPublicKey(null, compressed ? 'compressed' : 'uncompressed'));
 }
 
-/** A fresh P-256 key pair (secret scalar and compressed public key), from the OS random source. */
-export function generateKeyPair(): { secretKey: Uint8Array; publicKey: Uint8Array } {
+/**
+ * A secret P-256 scalar drawn from `random`: @noble/curves maps 48 random bytes onto [1, n-1]
+ * (FIPS 186-5 B.4.1, without the modulo bias of 32 bytes).
+ */
+export const secretKeyFrom = (random: Random): Uint8Array => p256.utils.randomSecretKey(random.bytes(48));
+
+/**
+ * A fresh P-256 key pair (secret scalar and compressed public key), from `random` (the sandbox's
+ * source, seedable) or else the OS random source.
+ */
+export function generateKeyPair(random?: Random): { secretKey: Uint8Array; publicKey: Uint8Array } {
+  if (random) {
+    const secretKey = secretKeyFrom(random);
+    return { secretKey, publicKey: publicKeyOf(secretKey) };
+  }
   const ecdh = createECDH('prime256v1');
   ecdh.generateKeys();
   return { secretKey: secretOf(ecdh), publicKey: new Uint8Array(ecdh.getPublicKey(null, 'compressed')) };

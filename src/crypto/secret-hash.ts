@@ -1,4 +1,5 @@
 import { createHash, randomBytes, scrypt, scryptSync, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import type { Random } from '../core/random.js';
 
 /**
  * How a credential the sandbox checks later (a platform's client secret, an API token's secret)
@@ -40,15 +41,18 @@ const format = (salt: Buffer, hash: Buffer) => `$${SCHEME}$ln=${LOG_N},r=${BLOCK
 const scryptAsync = (secret: string, salt: Buffer, length: number, options: ScryptOptions): Promise<Buffer> =>
   new Promise((resolve, reject) => scrypt(secret, salt, length, options, (error, key) => (error ? reject(error) : resolve(key))));
 
+/** A salt from the sandbox's random source (seeded runs stay reproducible), else the OS's. */
+const saltOf = (random?: Random): Buffer => (random ? Buffer.from(random.bytes(SALT_BYTES)) : randomBytes(SALT_BYTES));
+
 /** The stored form of a new secret: scrypt in libuv's thread pool, so the event loop stays free. */
-export async function hashSecret(secret: string): Promise<string> {
-  const salt = randomBytes(SALT_BYTES);
+export async function hashSecret(secret: string, random?: Random): Promise<string> {
+  const salt = saltOf(random);
   return format(salt, await scryptAsync(secret, salt, KEY_BYTES, optionsOf(LOG_N, BLOCK_SIZE, PARALLELISM)));
 }
 
 /** `hashSecret` on the calling thread (about 45 ms): for startup, before the server listens. */
-export function hashSecretSync(secret: string): string {
-  const salt = randomBytes(SALT_BYTES);
+export function hashSecretSync(secret: string, random?: Random): string {
+  const salt = saltOf(random);
   return format(salt, scryptSync(secret, salt, KEY_BYTES, optionsOf(LOG_N, BLOCK_SIZE, PARALLELISM)));
 }
 

@@ -127,7 +127,7 @@ export class WebhookDelivery {
     private readonly options: DeliveryOptions,
   ) {
     this.events.setMaxListeners(0);
-    this.signer = WebhookSigner.forDatabase(ctx.meta, ctx.tx);
+    this.signer = WebhookSigner.forDatabase(ctx.meta, ctx.tx, ctx.random.stream('webhook-signing-key'));
     this.repo = new DeliveriesRepo(ctx.db);
     ctx.scheduler.register(RETRY_JOB_KIND, (job) => {
       const { eventId } = job.payload as { eventId: string };

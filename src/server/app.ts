@@ -81,10 +81,16 @@ const notImplemented =
   };
 
 /**
- * The request path as the log shows it: an agent's device code (a one-time credential: whoever
- * holds it can redeem the agent's token) is masked, like OTPs and secrets, which never reach a log.
+ * The request path as the log shows it (and `GET /_sandbox/logs` keeps it): one-time credentials
+ * in paths are masked, like OTPs and secrets, which never reach a log: an agent's device code
+ * (whoever holds it can redeem the agent's token) and the tokens of hosted pages (KYC links and
+ * their sessions, SCA resets, ownership checks).
  */
-export const loggedPath = (path: string): string => path.replace(/(\/agents\/device-codes\/)[^/]+/, '$1[redacted]');
+export const loggedPath = (path: string): string =>
+  path
+    .replace(/(\/agents\/device-codes\/)[^/]+/, '$1[redacted]')
+    .replace(/(\/hosted\/kyc\/(?:session\/)?)[^/]+/, '$1[redacted]')
+    .replace(/(\/hosted\/(?:sca-reset|ownership)\/[^/]+\/)[^/]+/, '$1[redacted]');
 
 /**
  * Runs after an operation's authentication, before its handler: names the operation being served
@@ -155,7 +161,7 @@ export function createServer(ctx: SandboxContext, options: ServerOptions): Hono<
 
   app.use('*', async (c, next) => {
     const started = performance.now();
-    const requestId = ctx.ids.next('Request');
+    const requestId = ctx.requestIds.next('Request');
     c.set('requestId', requestId);
     c.set('ctx', ctx);
     c.set('authSchemes', auth);

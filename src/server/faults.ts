@@ -219,9 +219,13 @@ function view(rule: ArmedRule): FaultRule {
 /** The fault rules of a sandbox context. */
 export const faultRulesOf = perContext((ctx: SandboxContext) => new FaultRules(ctx));
 
-// A random draw for probability rules. Fault injection is a test harness outside the domain
-// logic, so it uses the process's generator; counted rules (`times`) are exact.
-const draw = () => Math.random();
+// The random draws of probability rules come from a stream of the sandbox's source of their own
+// (with --seed, the same requests fault alike; other values are not shifted by the draws);
+// counted rules (`times`) are exact.
+const drawsOf = perContext((ctx: SandboxContext) => {
+  const random = ctx.random.stream('faults');
+  return () => random.float();
+});
 
 interface NodeBindings {
   incoming?: { socket?: { destroy(): void } };
@@ -237,7 +241,7 @@ export function faultGate(op: ContractOperation, basePath: string): MiddlewareHa
     const platform = c.get('platform') as { id: string } | undefined;
     if (!platform) return next(); // an operation without credentials (device-code redeem) belongs to no platform
     const path = c.req.path.startsWith(basePath) ? c.req.path.slice(basePath.length) || '/' : c.req.path;
-    const rule = faultRulesOf(ctx).take(platform.id, op.operationId, c.req.method, path, draw);
+    const rule = faultRulesOf(ctx).take(platform.id, op.operationId, c.req.method, path, drawsOf(ctx));
     if (!rule) return next();
     c.header('Service-Sandbox-Fault', rule.id);
     const effect = rule.effect;

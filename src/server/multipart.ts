@@ -80,3 +80,33 @@ export async function readMultipart(
   await Promise.all(handlers);
   return fieldValues;
 }
+
+/** A file part read whole: its bytes are bounded by the path's body limit. */
+export interface UploadedPart {
+  filename: string;
+  mimeType: string;
+  bytes: Uint8Array;
+}
+
+/**
+ * Reads a multipart form as it streams in, keeping the first file part named `fileField` in
+ * memory and draining any other file part. Resolves with the text fields and that file, if any.
+ */
+export async function readMultipartFile(
+  c: AppContext,
+  fileField = 'file',
+  limits: Partial<MultipartLimits> = {},
+): Promise<{ fields: Record<string, string>; file: UploadedPart | undefined }> {
+  let file: UploadedPart | undefined;
+  const fields = await readMultipart(
+    c,
+    async (part) => {
+      if (part.name !== fileField || file) return void part.stream.resume();
+      const chunks: Buffer[] = [];
+      for await (const chunk of part.stream as AsyncIterable<Buffer>) chunks.push(chunk);
+      file = { filename: part.filename, mimeType: part.mimeType, bytes: new Uint8Array(Buffer.concat(chunks)) };
+    },
+    limits,
+  );
+  return { fields, file };
+}

@@ -106,7 +106,7 @@ export class PlatformService {
     if (!(await verifySecret(clientSecret, entry.stored))) return undefined;
     let stored = entry.stored;
     if (needsRehash(stored)) {
-      const upgraded = await hashSecret(clientSecret);
+      const upgraded = await hashSecret(clientSecret, this.ctx.random);
       // Only over the hash just verified: a secret changed meanwhile is left as it is.
       if (this.repo.replaceSecret(entry.platform.id, stored, upgraded)) stored = upgraded;
       this.cache.delete(clientId);
@@ -161,7 +161,7 @@ export class PlatformService {
    * taken. The secret is hashed (scrypt) in the thread pool first.
    */
   async create(input: NewPlatform): Promise<Platform> {
-    const stored = await hashSecret(input.clientSecret);
+    const stored = await hashSecret(input.clientSecret, this.ctx.random);
     const platform = this.insert(input, stored);
     this.verified.remember(input.clientId, input.clientSecret, stored);
     return platform;
@@ -200,7 +200,7 @@ export class PlatformService {
   ensure(input: NewPlatform): Platform {
     const row = this.repo.byClientId(input.clientId);
     if (!row) {
-      const stored = hashSecretSync(input.clientSecret);
+      const stored = hashSecretSync(input.clientSecret, this.ctx.random);
       const platform = this.insert(input, stored);
       this.verified.remember(input.clientId, input.clientSecret, stored);
       return platform;
@@ -210,7 +210,7 @@ export class PlatformService {
     if (!matches || needsRehash(stored)) {
       // Restarted with a new secret for the same client id (which counts as an update), or the
       // same secret kept in an older form: the given secret is stored, hashed with scrypt.
-      stored = hashSecretSync(input.clientSecret);
+      stored = hashSecretSync(input.clientSecret, this.ctx.random);
       this.repo.updateSecret(row.id, stored, matches ? row.updated_at : this.ctx.clock.iso());
       this.invalidate();
     }

@@ -18,6 +18,7 @@ afterAll(async () => {
 
 type Report = {
   scope: string;
+  recording: boolean;
   clientId?: string;
   summary: Record<string, { covered: number; total: number }>;
   operations: { operationId: string; calls: number; statuses: Record<string, number>; declared: number[] }[];

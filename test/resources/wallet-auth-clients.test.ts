@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { validateMnemonic } from '@scure/bip39';
 import { wordlist as english } from '@scure/bip39/wordlists/english.js';
-import { decryptExportBundle, encryptOtpCodeToBundle, generateP256KeyPair, hpkeDecrypt } from '@turnkey/crypto';
+import { decryptExportBundle, encryptOtpCodeToBundle, generateP256KeyPair, hpkeDecrypt, verifyOtpVerificationToken } from '@turnkey/crypto';
 import { useSandbox, type Api } from '../helpers/sandbox.js';
 import { emailOtpLogin, stampWith, walletCustomer, type KeyPair } from '../helpers/wallet-client.js';
 
@@ -30,6 +30,10 @@ async function gridLogin(api: Api, walletId: string): Promise<{ key: KeyPair; se
   const body = { type: 'EMAIL_OTP', encryptedOtpBundle };
   const first = await api.post(`/auth/credentials/${credential.id}/verify`, body);
   expect(first.status, JSON.stringify(first.body)).toBe(202);
+  // The verificationToken to sign is what @turnkey/crypto verifies, with the sandbox key as signer.
+  const claims = await verifyOtpVerificationToken(first.body.payloadToSign, enclaveQuorumPublic);
+  expect(claims).toMatchObject({ verification_type: 'OTP_TYPE_EMAIL', contact: credential.nickname, public_key: expect.any(String) });
+  await expect(verifyOtpVerificationToken(first.body.payloadToSign)).rejects.toThrow(/signature is invalid/);
   const retry = await api.post(`/auth/credentials/${credential.id}/verify`, body, {
     headers: { 'Grid-Wallet-Signature': await stampWith(key, first.body.payloadToSign), 'Request-Id': first.body.requestId },
   });

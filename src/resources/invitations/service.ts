@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { ApiError, ErrorCode, invalidInput, notFound } from '../../core/errors.js';
 import { currencyOf, type Currency } from '../../core/money.js';
 import { perContext } from '../../core/per-context.js';
@@ -84,9 +83,10 @@ export function createInvitation(ctx: SandboxContext, platform: Platform, reques
   }
   return ctx.tx(() => {
     const repo = repoOf(ctx);
-    // The code is the claim link's secret, so it comes from the CSPRNG rather than the injected id source.
-    let code = randomBytes(6).toString('hex');
-    while (repo.byCode(code)) code = randomBytes(6).toString('hex');
+    // The code is the claim link's secret: 48 bits of the sandbox's random source (the OS's CSPRNG; with --seed, the seed's stream).
+    const draw = () => Buffer.from(ctx.random.bytes(6)).toString('hex');
+    let code = draw();
+    while (repo.byCode(code)) code = draw();
     const row: InvitationRow = {
       code,
       platform_id: platform.id,

@@ -2,7 +2,7 @@ import { ApiError, invalidInput } from '../../core/errors.js';
 import type { AppContext } from '../../server/env.js';
 import { idempotent } from '../../server/idempotency.js';
 import { jsonBody, parseWith, queryOf } from '../../server/validate.js';
-import { readMultipart } from '../../server/multipart.js';
+import { readMultipartFile } from '../../server/multipart.js';
 import type { OperationHandlers } from '../area.js';
 import {
   documentFields,
@@ -53,16 +53,9 @@ async function multipart(c: AppContext): Promise<{ fields: Record<string, string
   let fields: Record<string, string>;
   try {
     // Read as it streams in (a 10 MB form parsed whole at the end held the event loop 25-67 ms).
-    fields = await readMultipart(
-      c,
-      async (part) => {
-        if (part.name !== 'file' || file) return void part.stream.resume();
-        const chunks: Buffer[] = [];
-        for await (const chunk of part.stream as AsyncIterable<Buffer>) chunks.push(chunk);
-        file = { name: part.filename || 'upload', declaredType: part.mimeType, bytes: new Uint8Array(Buffer.concat(chunks)) };
-      },
-      { files: 4 },
-    );
+    const form = await readMultipartFile(c, 'file', { files: 4 });
+    fields = form.fields;
+    if (form.file) file = { name: form.file.filename || 'upload', declaredType: form.file.mimeType, bytes: form.file.bytes };
   } catch (error) {
     // A chunked upload past the limit fails its stream with the limit's own answer.
     if (error instanceof ApiError) throw error;

@@ -38,17 +38,8 @@ const iso = (ms: number) => new Date(ms).toISOString();
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 const b64url = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64url');
 
-/**
- * Random bytes drawn from the injected id source (so tests with a seeded source stay
- * deterministic), whitened through SHA-256.
- */
-function randomBytes(ctx: SandboxContext, length: number): Uint8Array {
-  const out = Buffer.alloc(length);
-  for (let offset = 0; offset < length; offset += 32) {
-    createHash('sha256').update(ctx.ids.uuid()).update(ctx.ids.uuid()).digest().copy(out, offset);
-  }
-  return out;
-}
+/** Random bytes from the sandbox's source (the OS's CSPRNG; with --seed, the seed's stream). */
+const randomBytes = (ctx: SandboxContext, length: number): Uint8Array => ctx.random.bytes(length);
 
 // ---------------------------------------------------------------- scope and factors
 

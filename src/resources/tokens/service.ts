@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { ApiError, ErrorCode, notFound } from '../../core/errors.js';
 import { paginate, type Page } from '../../core/pagination.js';
 import { perContext } from '../../core/per-context.js';
@@ -43,10 +42,10 @@ export async function createToken(ctx: SandboxContext, platform: Platform, reque
       permissions: beyond,
     });
   }
-  // A secret must be unpredictable, so it comes from the CSPRNG rather than the injected id source.
-  const clientSecret = randomBytes(32).toString('hex');
+  // 256 bits of the sandbox's random source (the OS's CSPRNG; with --seed, the seed's stream).
+  const clientSecret = Buffer.from(ctx.random.bytes(32)).toString('hex');
   // Stored as every client secret is (salted scrypt), although 256 random bits leave nothing to guess.
-  const secretHash = await hashSecret(clientSecret);
+  const secretHash = await hashSecret(clientSecret, ctx.random);
   const now = ctx.clock.iso();
   const id = ctx.ids.next('Token');
   const row: ApiTokenRow = {
@@ -122,7 +121,7 @@ export async function authenticateApiToken(
   if (!verified.has(clientId, clientSecret, stored)) {
     if (!(await verifySecret(clientSecret, row.secret_hash))) return undefined;
     if (needsRehash(row.secret_hash)) {
-      const upgraded = await hashSecret(clientSecret);
+      const upgraded = await hashSecret(clientSecret, ctx.random);
       if (repo.replaceSecretHash(row.id, row.secret_hash, upgraded)) stored = upgraded;
     }
     // Read again after the awaits: the token may have been deleted (or re-hashed) meanwhile.

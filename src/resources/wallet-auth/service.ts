@@ -1,4 +1,5 @@
-import { createHash, sign, type KeyObject } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { p256 } from '@noble/curves/nist.js';
 import { entropyToMnemonic } from '@scure/bip39';
 import { wordlist as english } from '@scure/bip39/wordlists/english.js';
 import { ApiError, ErrorCode, invalidInput, notFound } from '../../core/errors.js';
@@ -6,7 +7,7 @@ import type { SandboxContext } from '../../store/context.js';
 import { signBundle } from '../../crypto/bundle.js';
 import { HpkeError, hpkeOpen, hpkeSeal, sealSessionSigningKey } from '../../crypto/hpke.js';
 import { BoundedCache } from '../../core/bounded-cache.js';
-import { fromHex, generateKeyPair, KeyFormatError, parsePublicKey, privateKeyObject, publicKeyOf, toHex } from '../../crypto/keys.js';
+import { fromHex, generateKeyPair, KeyFormatError, parsePublicKey, publicKeyOf, secretKeyFrom, toHex } from '../../crypto/keys.js';
 import { checkOidcClaims, checkOidcVerify, decodeOidcToken, OidcError, type OidcCheckOptions, RETIRED_SANDBOX_OIDC_TOKEN } from '../../crypto/oidc.js';
 import { verifyAssertion, verifyRegistration, WebAuthnError } from '../../crypto/webauthn.js';
 import { OIDC_IAT_SKEW_SECONDS, OIDC_MAX_AGE_SECONDS, supportedOidcIssuers } from '../../rules/oidc-issuers.js';
@@ -44,7 +45,7 @@ export function enclaveOf(ctx: SandboxContext, platform: Platform): EnclaveRow {
       organization_id: organizationId,
       // Retired columns: every platform's bundles are signed by the published sandbox enclave key.
       signer_secret: '',
-      target_secret: toHex(generateKeyPair().secretKey),
+      target_secret: toHex(generateKeyPair(ctx.random).secretKey),
       otp_bundle: '',
       created_at: ctx.clock.iso(),
     };
@@ -62,10 +63,8 @@ export function enclaveInfo(ctx: SandboxContext, platform: Platform): { enclaveQ
   return { enclaveQuorumPublic: walletRules.enclaveQuorumPublic, organizationId: enclaveOf(ctx, platform).organization_id };
 }
 
-/** The sandbox enclave signing key (walletRules.enclaveSigningSecret, published), as a scalar and a node:crypto key. */
+/** The sandbox enclave signing key (walletRules.enclaveSigningSecret, published), as a scalar. */
 const enclaveSecret = fromHex(walletRules.enclaveSigningSecret);
-let enclaveKeyObject: KeyObject | undefined;
-const enclaveKey = (): KeyObject => (enclaveKeyObject ??= privateKeyObject(enclaveSecret));
 
 /** Signs an enclave bundle's `data` with the sandbox enclave key (`enclaveQuorumPublic` is its public key). */
 const signEnclaveBundle = (data: Record<string, unknown>): string => signBundle(data, enclaveSecret);
@@ -101,7 +100,7 @@ function bootstrap(ctx: SandboxContext, account: InternalAccountRow): void {
   if (repo.settings(account.id)) return;
   ctx.tx(() => {
     if (repo.settings(account.id)) return;
-    repo.insertSettings({ account_id: account.id, platform_id: account.platform_id, private_enabled: 0, seed: toHex(generateKeyPair().secretKey), bootstrapped: 1 });
+    repo.insertSettings({ account_id: account.id, platform_id: account.platform_id, private_enabled: 0, seed: toHex(generateKeyPair(ctx.random).secretKey), bootstrapped: 1 });
     const email = account.customer_id ? (getCustomer(ctx, account.platform_id, account.customer_id).profile.email as string | undefined) : undefined;
     if (email) repo.insertCredential(newCredential(ctx, account, 'EMAIL_OTP', email, {}, account.created_at));
   });
@@ -213,10 +212,10 @@ interface PreparedSession {
  * Client-held flow (compressed key): the key is the session key. Legacy flow (uncompressed): a
  * fresh session key sealed to it (API.md "Embedded wallet signing").
  */
-async function prepareSession(key: { hex: string; bytes: Uint8Array; legacy: boolean }): Promise<PreparedSession> {
+async function prepareSession(ctx: SandboxContext, key: { hex: string; bytes: Uint8Array; legacy: boolean }): Promise<PreparedSession> {
   if (!key.legacy) return { publicKey: key.hex.toLowerCase() };
-  const session = generateKeyPair();
-  return { publicKey: toHex(session.publicKey), encryptedSessionSigningKey: await sealSessionSigningKey(key.bytes, session.secretKey) };
+  const session = generateKeyPair(ctx.random);
+  return { publicKey: toHex(session.publicKey), encryptedSessionSigningKey: await sealSessionSigningKey(key.bytes, session.secretKey, secretKeyFrom(ctx.random)) };
 }
 
 function insertSession(ctx: SandboxContext, credential: CredentialRow, prepared: PreparedSession): Record<string, unknown> {
@@ -297,8 +296,9 @@ async function openOtpBundle(enclave: EnclaveRow, text: string): Promise<{ otpCo
 /** A compact ES256 JWT signed by the sandbox enclave key: the `verificationToken` bound to the client's key. */
 function verificationToken(claims: Record<string, unknown>): string {
   const signingInput = `${b64url(JSON.stringify({ alg: 'ES256', kid: 'sandbox-enclave', typ: 'JWT' }))}.${b64url(JSON.stringify(claims))}`;
-  const signature = sign('sha256', Buffer.from(signingInput), { key: enclaveKey(), dsaEncoding: 'ieee-p1363' });
-  return `${signingInput}.${signature.toString('base64url')}`;
+  // ES256 is r || s (IEEE P1363, 'compact'); RFC 6979 signing, so the token is the same for the same claims.
+  const signature = p256.sign(new TextEncoder().encode(signingInput), enclaveSecret, { format: 'compact' });
+  return `${signingInput}.${Buffer.from(signature).toString('base64url')}`;
 }
 
 /** `POST /auth/credentials/{id}/verify`. */
@@ -330,7 +330,20 @@ export async function verifyCredential(ctx: SandboxContext, platform: Platform, 
     const signer = toHex(tek.compressed);
     return ctx.tx(() => {
       const now = Math.floor(ctx.clock.now() / 1000);
-      const token = verificationToken({ id: ctx.ids.uuid(), sub: credential.id, public_key: signer, iat: now, exp: now + walletRules.pendingRequestSeconds });
+      // The claims Turnkey's verifyOtpVerificationToken (@turnkey/crypto) requires, as strings:
+      // the OTP's kind and contact, the enclave's organization, the bound key, and `exp` as a
+      // millisecond epoch. `sub` and `iat` say the same in the usual JWT way.
+      const exp = (now + walletRules.pendingRequestSeconds) * 1000;
+      const token = verificationToken({
+        id: ctx.ids.uuid(),
+        verification_type: body.type === 'EMAIL_OTP' ? 'OTP_TYPE_EMAIL' : 'OTP_TYPE_SMS',
+        contact: credential.nickname,
+        organization_id: enclave.organization_id,
+        public_key: signer,
+        exp: String(exp),
+        sub: credential.id,
+        iat: now,
+      });
       repoOf(ctx).setOtp(credential.id, null, ctx.clock.iso());
       const { challenge } = issueSignedRequest(ctx, platform, { ...op, payload: token, signer });
       return { status: 202, body: { type: credential.type, ...challenge } };
@@ -346,7 +359,7 @@ export async function verifyCredential(ctx: SandboxContext, platform: Platform, 
       oidcFailure(error);
     }
     void claims;
-    const prepared = await prepareSession(clientKey(body.clientPublicKey));
+    const prepared = await prepareSession(ctx, clientKey(body.clientPublicKey));
     return ctx.tx(() => ({ status: 200, body: insertSession(ctx, credential, prepared) }));
   }
 
@@ -383,7 +396,7 @@ export async function verifyCredential(ctx: SandboxContext, platform: Platform, 
     }
   }
   const session = JSON.parse(request.payload) as { clientPublicKey: string };
-  const prepared = await prepareSession(clientKey(session.clientPublicKey));
+  const prepared = await prepareSession(ctx, clientKey(session.clientPublicKey));
   return ctx.tx(() => {
     const fresh = pendingRequest(ctx, platform, request.id, 'passkeyLogin', credential.id);
     repoOf(ctx).consumeRequest(fresh.id, ctx.clock.iso());
@@ -564,7 +577,7 @@ export async function refreshSession(ctx: SandboxContext, platform: Platform, id
   if (!known) throw notFound('REFERENCE_NOT_FOUND', `Session ${id} not found.`);
   const key = clientKey(body.clientPublicKey);
   const signing = headers.signature !== undefined || headers.requestId !== undefined;
-  const prepared = signing ? await prepareSession(key) : undefined;
+  const prepared = signing ? await prepareSession(ctx, key) : undefined;
   return ctx.tx(() => {
     const session = activeSession(ctx, platform, id);
     if (!session) throw unauthorized('UNAUTHORIZED', `Session ${id} is no longer active; verify the credential again`);
@@ -639,7 +652,7 @@ export async function exportInternalAccount(ctx: SandboxContext, platform: Platf
   );
   if (step.leg === 'challenge') return { status: 202, body: step.challenge };
   const mnemonic = entropyToMnemonic(fromHex(repoOf(ctx).settings(id)!.seed), english);
-  const sealed = await hpkeSeal(key.bytes, new TextEncoder().encode(mnemonic));
+  const sealed = await hpkeSeal(key.bytes, new TextEncoder().encode(mnemonic), secretKeyFrom(ctx.random));
   // Deliberate difference from the contract's note that sandbox bundles carry empty dataSignature
   // and enclaveQuorumPublic (issue 24): signed by the published sandbox enclave key, so a client
   // verifies it unchanged (decryptExportBundle with that key as the signer override).
@@ -741,7 +754,7 @@ export function createDelegatedKey(ctx: SandboxContext, platform: Platform, body
     const base = { accountId: account.id, targetId: account.id, binding: body, organizationId: enclave.organization_id };
     if (headers.signature === undefined && headers.requestId === undefined) {
       conflict();
-      const key = generateKeyPair();
+      const key = generateKeyPair(ctx.random);
       const publicKey = toHex(key.publicKey);
       const { challenge } = issueSignedRequest(ctx, platform, {
         ...base,
