@@ -37,6 +37,9 @@ function cpuMs(pid) {
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
+/** The counts one request of each shape records: an operation, and for a customer its name rule. */
+const countsPerRequest = { 'GET /config': { operations: 1, rules: 0 }, 'POST /customers (1 account)': { operations: 1, rules: 1 } };
+
 const shapes = {
   'GET /config': (baseUrl) => ({ url: `${baseUrl}/config` }),
   'POST /customers (1 account)': (baseUrl) => ({
@@ -81,6 +84,7 @@ async function sandbox(dir, name, recording) {
 /** The rows: per request shape, throughput and CPU per request with and without recording, and the cost. */
 export async function benchCoverage({ rounds = 3, seconds = 5 } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'service-sandbox-bench-coverage-'));
+  const hook = await hookCost();
   const rows = [];
   try {
     for (const [name, shape] of Object.entries(shapes)) {
@@ -106,11 +110,19 @@ export async function benchCoverage({ rounds = 3, seconds = 5 } = {}) {
         { name: `${name}, cost of recording (throughput)`, value: cost * 100, unit: '%', target: `< ${MAX_COST * 100} %`, ok: cost < MAX_COST },
         { name: `${name}, cost of recording (CPU per request)`, value: ((cpu.on - cpu.off) / cpu.off) * 100, unit: '%', target: '', ok: true },
       );
+      // The hook's own time against the request's CPU: what no load on a shared machine can resolve.
+      const counts = countsPerRequest[name];
+      const share = (counts.operations * hook.operationNs + counts.rules * hook.ruleNs) / (cpu.off * 1000);
+      const hookNs = counts.operations * hook.operationNs + counts.rules * hook.ruleNs;
+      rows.push({ name: `${name}, cost of recording (hook time / request CPU)`, value: share * 100, unit: `% (${hookNs.toFixed(0)} ns of ${cpu.off.toFixed(0)} us)`, target: `< ${MAX_COST * 100} %`, ok: share < MAX_COST });
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  rows.push(...(await hookCost()));
+  rows.push(
+    { name: 'coverage hook: one operation count (in process)', value: hook.operationNs, unit: 'ns', target: '', ok: true },
+    { name: 'coverage hook: one rule count (in process)', value: hook.ruleNs, unit: 'ns', target: '', ok: true },
+  );
   return rows;
 }
 
@@ -139,10 +151,7 @@ async function hookCost() {
   recorder.flush();
   db.close();
   rmSync(dir, { recursive: true, force: true });
-  return [
-    { name: 'coverage hook: one operation count (in process)', value: operationNs, unit: 'ns', target: '', ok: true },
-    { name: 'coverage hook: one rule count (in process)', value: ruleNs, unit: 'ns', target: '', ok: true },
-  ];
+  return { operationNs, ruleNs };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
