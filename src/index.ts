@@ -350,6 +350,7 @@ export { createLogger, silentLogger };
 export type { Logger, LogFormat, SandboxContext };
 export type { CustomerView, InternalAccountView, KycDecisionInput, NewPlatformOptions, PlatformView, WebhookEvent } from './client/index.js';
 export { SandboxHttpError, SandboxUnreachableError } from './client/index.js';
+export type { CoverageReport, OperationCoverage, RuleCoverage, WebhookCoverage } from './core/coverage-report.js';
 export { connectSandbox, DEFAULT_WAIT_MS, type SandboxCredentials, type SandboxHelpers, type WaitForWebhookOptions, type KycDecisionResult, type KycDecisionWord, type TriggeredEvent } from './client/helpers.js';
 
 /** Thrown when the database file cannot be opened; the CLI prints its message as one line. */

@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import xmlbuilder from 'xmlbuilder';
 import type { CoverageReport, CoverageTally } from '../core/coverage-report.js';
@@ -43,8 +44,8 @@ const list = (value: unknown, field: string, file: string): string[] => {
 function shippedProfile(name: string): string | undefined {
   if (!/^[a-z][a-z0-9-]*$/.test(name)) return undefined;
   for (const base of ['../profiles/', '../../profiles/']) {
-    const file = new URL(`${base}${name}.yaml`, import.meta.url);
-    if (existsSync(file)) return file.pathname;
+    const file = fileURLToPath(new URL(`${base}${name}.yaml`, import.meta.url));
+    if (existsSync(file)) return file;
   }
   return undefined;
 }

@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCoverage, startSandbox } from '../../src/index.js';
+import { connectSandbox, runCoverage, startSandbox } from '../../src/index.js';
 import { operations } from '../../src/generated/operations.js';
 import { ruleFamilies, sandboxRules } from '../../src/rules/catalog.js';
 import { webhookTypeNames } from '../../src/events/index.js';
@@ -117,6 +117,16 @@ describe('GET /_sandbox/coverage', () => {
     expect(of('TEST')).toEqual({ type: 'TEST', delivered: 2, acknowledged: 1, retried: 0, failed: 1 });
     expect(of('CARD.STATE_CHANGE')).toEqual({ type: 'CARD.STATE_CHANGE', delivered: 0, acknowledged: 0, retried: 0, failed: 0 });
     expect(report.summary.webhooks.covered).toBe(report.webhooks.filter((w) => w.acknowledged > 0).length);
+  });
+
+  it('the helpers read it too (sandbox.coverage(), as connectSandbox() gives)', async () => {
+    const api = await s.api.newPlatform();
+    const helpers = connectSandbox(s.sandbox.origin, { clientId: api.clientId, clientSecret: api.clientSecret });
+    expect((await api.get('/config')).status).toBe(200);
+    const report = await helpers.coverage();
+    expect(report).toMatchObject({ scope: 'platform', clientId: api.clientId, recording: true });
+    expect(exercised(report as unknown as Report)).toEqual({ operations: { getPlatformConfig: { 200: 1 } }, rules: {} });
+    expect((await s.sandbox.coverage()).clientId).toBe(s.sandbox.clientId);
   });
 
   it('needs the platform credentials', async () => {
