@@ -164,6 +164,7 @@ function deref(obj) {
 }
 
 const operations = [];
+const errorCodes = new Map();
 const seenIds = new Set();
 for (const [path, rawItem] of Object.entries(doc.paths)) {
   if (path.startsWith('x-')) continue;
@@ -186,6 +187,16 @@ for (const [path, rawItem] of Object.entries(doc.paths)) {
     const query = params.filter((p) => p && p.in === 'query' && typeof p.name === 'string').map((p) => p.name);
     // The statuses the operation declares (an error the server raises should be one of them).
     const statuses = Object.keys(op.responses ?? {}).filter((status) => /^\d{3}$/.test(status)).map(Number);
+    // The error codes each error status may carry (the enum of its Error<status> schema's `code`):
+    // one list per status across the contract, checked here, so a fault can name a code.
+    for (const status of statuses.filter((n) => n >= 400)) {
+      const schema = deref(deref(op.responses[String(status)])?.content?.['application/json']?.schema);
+      const codes = deref(schema?.properties?.code)?.enum;
+      if (!Array.isArray(codes)) continue;
+      const known = errorCodes.get(status);
+      if (known && known.join() !== codes.join()) fail(`${operationId} ${status}: error codes ${codes.join(', ')} differ from other operations' ${known.join(', ')}`);
+      errorCodes.set(status, codes.map(String));
+    }
     operations.push({
       operationId,
       method: method.toUpperCase(),
@@ -236,6 +247,11 @@ export const CONTRACT_VERSION = ${q(version)};
 export const operations: readonly ContractOperation[] = [
 ${opLines.join('\n')}
 ];
+
+/** The error codes the contract gives each error status (the \`code\` enum of its Error<status> schema). */
+export const errorCodes: Readonly<Record<number, readonly string[]>> = {
+${[...errorCodes.keys()].sort((x, y) => x - y).map((status) => `  ${status}: [${errorCodes.get(status).map(q).join(', ')}],`).join('\n')}
+};
 
 /** Converts an OpenAPI path template to a Hono route: \`/customers/{customerId}\` -> \`/customers/:customerId\`. */
 export function toHonoPath(path: string): string {

@@ -9,6 +9,7 @@ import { idempotencyMigrations } from './store/idempotency.js';
 import { jobMigrations } from './store/jobs.js';
 import { metaMigrations } from './store/meta.js';
 import { outboxMigrations } from './store/outbox.js';
+import { coverageMigrations, coverageRecorder } from './store/coverage.js';
 import { platformConfigUpdate, platformService, type Platform } from './tenancy/index.js';
 import { createServer } from './server/app.js';
 import type { AppEnv } from './server/env.js';
@@ -43,6 +44,8 @@ import { changeNotifier } from './control/changes.js';
 import { requestLogRecorder } from './control/request-log.js';
 import { applyFixtures, type FixtureSummary } from './control/fixtures.js';
 import { checkSnapshot, exportSnapshot, importSnapshot } from './control/snapshot.js';
+import { runCoverageReport } from './control/coverage.js';
+import type { CoverageReport } from './core/coverage-report.js';
 import { DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET } from './client/index.js';
 import { sandboxHelpers, type SandboxHelpers } from './client/helpers.js';
 
@@ -90,6 +93,7 @@ export const allMigrations: readonly Migration[] = [
   ...jobMigrations,
   ...idempotencyMigrations,
   ...outboxMigrations,
+  ...coverageMigrations,
   ...areas.flatMap((area) => area.migrations),
 ];
 
@@ -159,6 +163,8 @@ export interface SandboxOptions {
   importFile?: string;
   /** A file the default platform's snapshot is written to when `close()` is called (after in-flight requests finish). */
   exportOnExit?: string;
+  /** Integration coverage recording (`GET /_sandbox/coverage`); on unless false or `SERVICE_SANDBOX_COVERAGE=off`. */
+  coverage?: boolean;
 }
 
 /**
@@ -192,6 +198,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   const ctx = createContext({ db: options.db ?? ':memory:', logger, migrations: allMigrations, realNow: options.realNow, seed, clockStart });
   let server: Server | undefined;
   try {
+    coverageRecorder(ctx).enabled = options.coverage ?? process.env.SERVICE_SANDBOX_COVERAGE !== 'off';
     for (const area of areas) area.init?.(ctx);
     const clientId = options.clientId ?? DEFAULT_CLIENT_ID;
     const clientSecret = options.clientSecret ?? DEFAULT_CLIENT_SECRET;
@@ -232,6 +239,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
         try {
           if (options.exportOnExit !== undefined) exportOnExit(ctx, clientId, options.exportOnExit);
         } finally {
+          coverageRecorder(ctx).flush();
           await ctx.close();
         }
       },
@@ -342,6 +350,7 @@ export { createLogger, silentLogger };
 export type { Logger, LogFormat, SandboxContext };
 export type { CustomerView, InternalAccountView, KycDecisionInput, NewPlatformOptions, PlatformView, WebhookEvent } from './client/index.js';
 export { SandboxHttpError, SandboxUnreachableError } from './client/index.js';
+export type { CoverageReport, OperationCoverage, RuleCoverage, WebhookCoverage } from './core/coverage-report.js';
 export { connectSandbox, DEFAULT_WAIT_MS, type SandboxCredentials, type SandboxHelpers, type WaitForWebhookOptions, type KycDecisionResult, type KycDecisionWord, type TriggeredEvent } from './client/helpers.js';
 
 /** Thrown when the database file cannot be opened; the CLI prints its message as one line. */
@@ -373,6 +382,15 @@ export function platformWebhookEndpoint(sandbox: RunningSandbox, clientId: strin
  */
 export function applyFixturesInProcess(sandbox: RunningSandbox, document: unknown, options: { file: string; clientId: string; clientSecret: string }): Promise<FixtureSummary> {
   return applyFixtures(sandbox.context, createApp(sandbox.context, areas).fetch, document, options);
+}
+
+/**
+ * Everything a sandbox of this process recorded as integration coverage: every platform, reset
+ * ones included (`exec --coverage`). Call it before `close()`.
+ * @internal
+ */
+export function runCoverage(sandbox: RunningSandbox): CoverageReport {
+  return runCoverageReport(sandbox.context);
 }
 
 /** @internal */

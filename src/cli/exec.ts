@@ -40,6 +40,9 @@ export function registerExecCommand(program: Command): void {
     .description('start a sandbox, run <command> against it (SERVICE_SANDBOX_URL, _BASE_URL, _CLIENT_ID, _CLIENT_SECRET in its environment), stop it, exit with its status')
     .argument('<command...>', 'the command and its arguments (after --)')
     .option('--log', 'print the request log (on stderr)')
+    .option('--coverage <file>', 'when the command ends, write the integration coverage as JSON to <file> and as Markdown beside it (coverage.json -> coverage.md)')
+    .option('--coverage-junit <file>', 'when the command ends, write the coverage as JUnit XML (a test case per rule, operation and webhook type)')
+    .option('--require <profile>', 'readiness profile (YAML/JSON file, or a shipped name: payouts): exit 1 if the command left a required item uncovered')
     .passThroughOptions();
   addStartOptions(exec, true);
   withExamples(exec, [
@@ -48,14 +51,17 @@ export function registerExecCommand(program: Command): void {
     'service-sandbox exec --webhook-url http://127.0.0.1:4000/hooks -- npx vitest run',
     'service-sandbox exec --seed 42 --clock-start 2030-01-01T00:00:00Z -- npm test',
     'service-sandbox exec --import baseline.json --export-on-exit after.json -- npm test',
+    'service-sandbox exec --coverage coverage.json --coverage-junit coverage.xml --require payouts -- npm test',
   ]);
   exec.action(async (command: string[], opts: Record<string, unknown>) => {
     const options = startOptionsOf(opts, true);
-    const [{ ListenError, SandboxOptionError, startSandbox, StoreOpenError }, { createLogger, silentLogger }, { watchParent }] = await Promise.all([
+    const [{ ListenError, SandboxOptionError, startSandbox, StoreOpenError, runCoverage }, { createLogger, silentLogger }, { watchParent }, coverage] = await Promise.all([
       import('../index.js'),
       import('../core/logger.js'),
       import('./start.js'),
+      import('./coverage.js'),
     ]);
+    const coverageOutputs = coverage.coverageOutputsOf(opts);
     const logger = opts.log ? createLogger(options.logFormat, (line) => process.stderr.write(line)) : silentLogger;
     let sandbox;
     try {
@@ -63,6 +69,15 @@ export function registerExecCommand(program: Command): void {
     } catch (error) {
       if (error instanceof ListenError || error instanceof StoreOpenError || error instanceof SandboxOptionError) throw new CliError(error.message);
       throw error;
+    }
+    if (coverageOutputs?.profile) {
+      // A profile naming what this sandbox does not know stops here, before the command runs.
+      try {
+        (await import('./coverage-report.js')).checkReadiness(runCoverage(sandbox), coverageOutputs.profile);
+      } catch (error) {
+        await sandbox.close();
+        throw error;
+      }
     }
     const env = {
       ...process.env,
@@ -110,6 +125,13 @@ export function registerExecCommand(program: Command): void {
     process.off('SIGINT', onInt);
     process.off('SIGTERM', onTerm);
     process.off('SIGHUP', onHup);
+    let readiness;
+    let coverageError: unknown;
+    try {
+      readiness = coverageOutputs ? coverage.writeCoverageOutputs(runCoverage(sandbox), coverageOutputs) : undefined;
+    } catch (error) {
+      coverageError = error;
+    }
     try {
       await sandbox.close();
     } catch (error) {
@@ -118,6 +140,8 @@ export function registerExecCommand(program: Command): void {
       process.exitCode = status || 1;
       return;
     }
-    process.exitCode = status;
+    if (coverageError !== undefined) throw coverageError;
+    // Not ready: a required item left uncovered fails a command that passed.
+    process.exitCode = status === 0 && readiness && readiness.missing.length > 0 ? 1 : status;
   });
 }

@@ -2,10 +2,13 @@ import { Option, type Command } from 'commander';
 import type { FaultRule } from '../index.js';
 import { call, CliError, clientOptions, withClientOptions } from './client.js';
 
+/** The codes a bare --status answers with (the rule shows only a code it names otherwise). */
+const GENERIC_CODES: Record<number, string> = { 429: 'RATE_LIMITED', 500: 'INTERNAL_ERROR', 503: 'SERVICE_UNAVAILABLE' };
+
 function describe(rule: FaultRule): string {
   const target = rule.operationId ?? `${rule.method ?? 'ANY'} ${rule.path}`;
   const effect =
-    rule.effect.type === 'STATUS' ? `answers ${rule.effect.status}` : rule.effect.type === 'LATENCY' ? `adds ${rule.effect.latencyMs}ms` : 'drops the connection';
+    rule.effect.type === 'STATUS' ? `answers ${rule.effect.status}${GENERIC_CODES[rule.effect.status] === rule.effect.code ? '' : ` ${rule.effect.code}`}` : rule.effect.type === 'LATENCY' ? `adds ${rule.effect.latencyMs}ms` : 'drops the connection';
   const scope = rule.remaining !== null ? `next ${rule.remaining} request${rule.remaining === 1 ? '' : 's'}` : `probability ${rule.probability} until cleared`;
   return `${rule.id}  ${target}  ${effect}  (${scope}; faulted ${rule.faulted})`;
 }
@@ -29,18 +32,20 @@ export function registerFaultCommands(program: Command): void {
       .addOption(new Option('--path <pattern>', 'path under the API base instead, e.g. /quotes/* or /customers/**'))
       .addOption(new Option('--method <method>', 'with --path: only this HTTP method').choices(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']))
       .addOption(new Option('--status <code>', 'answer this status with the contract error envelope').choices(['429', '500', '503']))
+      .addOption(new Option('--code <errorCode>', 'with --operation: answer this error code of the contract, at the status the contract gives it (e.g. CERT_CHAIN_INVALID)'))
       .addOption(new Option('--latency <ms>', 'delay matching requests by this many milliseconds').argParser(integer('latency')))
       .addOption(new Option('--drop', 'drop the connection without an answer'))
-      .addOption(new Option('--retry-after <seconds>', 'with --status: the Retry-After to send').argParser(integer('retry-after')))
+      .addOption(new Option('--retry-after <seconds>', 'with --status (or a retryable --code): the Retry-After to send').argParser(integer('retry-after')))
       .addOption(new Option('--times <n>', 'fault the next n matching requests (default 1)').argParser(integer('times')))
       .addOption(new Option('--probability <p>', 'fault each matching request with this chance (0-1] until cleared'))
-      .addHelpText('after', '\nExamples:\n  service-sandbox faults add --operation createQuote --status 503 --times 2\n  service-sandbox faults add --path "/customers/**" --latency 1500 --probability 0.5\n'),
+      .addHelpText('after', '\nExamples:\n  service-sandbox faults add --operation createQuote --status 503 --times 2\n  service-sandbox faults add --operation createQuote --code CERT_CHAIN_INVALID\n  service-sandbox faults add --path "/customers/**" --latency 1500 --probability 0.5\n'),
   ).action(async (opts: Record<string, unknown>) => {
     const body: Record<string, unknown> = {};
     if (opts.operation !== undefined) body.operationId = opts.operation;
     if (opts.path !== undefined) body.path = opts.path;
     if (opts.method !== undefined) body.method = opts.method;
     if (opts.status !== undefined) body.status = Number(opts.status);
+    if (opts.code !== undefined) body.code = String(opts.code).toUpperCase();
     if (opts.latency !== undefined) body.latencyMs = opts.latency;
     if (opts.drop) body.drop = true;
     if (opts.retryAfter !== undefined) body.retryAfterSeconds = opts.retryAfter;

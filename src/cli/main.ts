@@ -15,6 +15,7 @@ import { registerAgentCommands } from './agents.js';
 import { registerWalletCommands } from './wallet.js';
 import { registerStablecoinCommands } from './stablecoins.js';
 import { registerLogsCommand } from './logs.js';
+import { registerCoverageCommand } from './coverage.js';
 
 /** Builds the commander program. Other CLI files add their commands with one `register...(program)` line below. */
 export function buildProgram(): Command {
@@ -86,6 +87,7 @@ export function buildProgram(): Command {
   registerWalletCommands(program);
   registerStablecoinCommands(program);
   registerLogsCommand(program);
+  registerCoverageCommand(program);
 
   program.addHelpText('after', `\nStart flags (service-sandbox [start] [flags]):\n${optionsText(start)}\n`);
   withExamples(program, [

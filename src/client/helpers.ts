@@ -5,6 +5,7 @@
  * e.g. under `service-sandbox exec`). No server code is imported here.
  */
 import { randomUUID } from 'node:crypto';
+import type { CoverageReport } from '../core/coverage-report.js';
 import {
   DEFAULT_CLIENT_ID,
   DEFAULT_CLIENT_SECRET,
@@ -80,6 +81,12 @@ export interface SandboxHelpers {
    * time. Call it beside `reset()` when each test must start from real time.
    */
   resetClock(): Promise<string>;
+  /**
+   * The platform's integration coverage since its last reset (`GET /_sandbox/coverage`, as
+   * `service-sandbox coverage --json`): every contract operation with the statuses answered,
+   * every sandbox rule with its hits, every webhook type with its deliveries.
+   */
+  coverage(): Promise<CoverageReport>;
   /**
    * Credits an internal account at once, as `POST /sandbox/internal-accounts/{id}/fund` does.
    * `target` is an internal account id, or a customer id or `platformCustomerId` (then
@@ -377,6 +384,7 @@ export function sandboxHelpers(endpoint: SandboxEndpoint): SandboxHelpers {
         feed.forget();
       }),
     resetClock: () => using(async () => (await client.request<{ now: string }>('POST', '/_sandbox/clock/reset')).now),
+    coverage: () => using(() => client.request<CoverageReport>('GET', '/_sandbox/coverage')),
     fund: (target, amount, currency) => using(() => client.fund(target, amount, currency)),
     createPlatform: (options = {}) =>
       using(async () => {

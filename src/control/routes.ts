@@ -20,6 +20,8 @@ import { stateRoutes } from './state-routes.js';
 import type { Dispatch } from './fixtures.js';
 import { seed, seedBody } from './seed.js';
 import { stablecoinControlRoutes } from './stablecoin-routes.js';
+import { coverageRoutes } from './coverage.js';
+import { coverageRecorder } from '../store/coverage.js';
 
 const advanceBody = z.object({
   seconds: z.number().positive().max(10 * 365 * 24 * 3600),
@@ -74,7 +76,7 @@ export function controlPlane(ctx: SandboxContext, areas: readonly Area[], dispat
   app.route('/webhooks', webhookControlRoutes(ctx));
   app.route('/cards', cardControlRoutes(ctx));
 
-  const operationIds = new Set(operations.map((op) => op.operationId));
+  const operationIds = new Map(operations.map((op) => [op.operationId, op]));
   app.post('/faults', async (c) => {
     const request = await jsonBody(c, faultRuleRequest);
     return c.json(faultRulesOf(ctx).add(c.get('platform').id, request, operationIds), 201);
@@ -88,6 +90,7 @@ export function controlPlane(ctx: SandboxContext, areas: readonly Area[], dispat
   });
   app.route('/changes', changeRoutes(ctx));
   app.route('/logs', requestLogRoutes(ctx));
+  app.route('/coverage', coverageRoutes(ctx));
   app.route('/', stateRoutes(ctx, areas, dispatch));
   app.route('/', stablecoinControlRoutes(ctx));
 
@@ -95,6 +98,7 @@ export function controlPlane(ctx: SandboxContext, areas: readonly Area[], dispat
     const platform = c.get('platform');
     resetPlatformData(ctx, areas, platform);
     faultRulesOf(ctx).clear(platform.id);
+    coverageRecorder(ctx).resetPlatform(platform.id);
     return c.json({ status: 'ok', platformId: platform.id });
   });
 

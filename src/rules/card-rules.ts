@@ -1,3 +1,5 @@
+import { ruleFamily } from './rule-ids.js';
+
 /**
  * sandbox-rules.md, "Cards": issuance by the suffix of `platformCardId` (or of the cardholder
  * id when it is absent), funding-source binding by the suffix of the internal account id, and
@@ -23,11 +25,36 @@ export const issuanceBySuffix: Readonly<Record<string, IssuanceOutcome>> = {
 /** Any other suffix activates at once. */
 export const defaultIssuance: IssuanceOutcome = { timing: 'now', result: 'ACTIVE' };
 
+/** Rule ids of the issuance suffixes (recorded at `POST /cards`). */
+export const issuanceRules = ruleFamily(
+  'cards',
+  'cards.issuance',
+  {
+    '001': 'Card whose platformCardId (or cardholder id) ends 001: stays PROCESSING',
+    '002': 'Card ending 002: issuer rejects, CLOSED with ISSUER_REJECTED',
+    '005': 'Card ending 005: activates after 30 s, then CARD.STATE_CHANGE',
+    other: 'Card without a magic suffix: ACTIVE at once',
+  },
+  issuanceBySuffix,
+);
+
 /** Funding-source binding: internal account id suffix -> why it is ineligible. */
 export const ineligibleFundingSourceBySuffix: Readonly<Record<string, string>> = {
   '002': 'insufficient balance check failed (sandbox suffix 002)',
   '003': 'account closed (sandbox suffix 003)',
 };
+
+/** Rule ids of the funding-source suffixes (recorded when a funding source is bound). */
+export const fundingSourceRules = ruleFamily(
+  'cards',
+  'cards.funding-source',
+  {
+    '002': 'Funding source whose internal account id ends 002: 400 FUNDING_SOURCE_INELIGIBLE (insufficient balance check)',
+    '003': 'Funding source whose internal account id ends 003: 400 FUNDING_SOURCE_INELIGIBLE (account closed)',
+    other: 'Funding source without a magic suffix: bound',
+  },
+  ineligibleFundingSourceBySuffix,
+);
 
 /** Currencies a card may be denominated in (every funding source of a card shares one). */
 export const cardEligibleCurrencies: ReadonlySet<string> = new Set(['USD', 'EUR', 'GBP', 'USDC', 'USDB']);
@@ -55,6 +82,20 @@ export const decisionByDescriptorSuffix: Readonly<Record<string, DecisionRule>> 
 
 /** Any other descriptor is approved (subject to state, limits and balances). */
 export const defaultDecision: DecisionRule = { decision: 'approve', pull: 'immediate' };
+
+/** Rule ids of the descriptor suffixes (recorded by each authorization-family simulation and balance inquiry). */
+export const descriptorRules = ruleFamily(
+  'cards',
+  'cards.descriptor',
+  {
+    '002': 'Card simulation whose merchant.descriptor ends 002: declined INSUFFICIENT_FUNDS',
+    '003': 'Descriptor ending 003: declined CARD_PAUSED',
+    '005': 'Descriptor ending 005: approved, the pull stays PENDING 30 s, then CONFIRMED',
+    '006': 'Descriptor ending 006: approved, the pull confirmation reports FAILED (EXCEPTION)',
+    other: 'Descriptor without a magic suffix: decided by state, limits and balances',
+  },
+  decisionByDescriptorSuffix,
+);
 
 /** Platform card settings when none were set through `PATCH /_sandbox/cards/settings`. */
 export const defaultCardSettings = {

@@ -1,3 +1,5 @@
+import { ruleFamily } from './rule-ids.js';
+
 /**
  * sandbox-rules.md, "Quotes whose destination is that account, after execution": the suffix of
  * the destination's primary identifier decides what happens. Each step is a scheduler job on
@@ -47,6 +49,22 @@ export const defaultPayoutRule: PayoutRule = {
   description: 'Cross-currency payment',
   steps: [{ kind: 'complete', afterSeconds: ORDINARY_SETTLEMENT_SECONDS }],
 };
+
+/** Rule ids of the payout suffixes (recorded when a quote to such an external account is executed). */
+export const payoutRules = ruleFamily(
+  'payouts',
+  'payouts.suffix',
+  {
+    '002': 'Quote to an external account ending 002, executed: execution fails (QUOTE_EXECUTION_FAILED), nothing moves',
+    '003': 'Quote to an account ending 003: long payment, PROCESSING, COMPLETED after 6 minutes',
+    '004': 'Quote to an account ending 004: delivery fails after 5 s (COUNTERPARTY_POST_TX_FAILED), refunded',
+    '005': 'Quote to an account ending 005: COMPLETED after 5 s, returned 60 s later (PAYOUT_RETURNED), refunded',
+    '006': 'Quote to an account ending 006: cancelled by the user after 5 s (refund USER_CANCELLATION)',
+    '007': 'Quote to an account ending 007: payout fails after 5 s and the refund fails too',
+    other: 'Quote to an external account without a magic suffix: COMPLETED after 5 s',
+  },
+  payoutRuleBySuffix,
+);
 
 export function payoutRuleOf(suffix: string): PayoutRule {
   return payoutRuleBySuffix[suffix] ?? defaultPayoutRule;

@@ -1,3 +1,5 @@
+import { ruleFamily } from './rule-ids.js';
+
 /**
  * Sandbox rules of Strong Customer Authentication (issue 14), one table per rule family. The
  * README's "Strong Customer Authentication" section documents each of them.
@@ -13,6 +15,16 @@ export const SCA_REGIONS: ReadonlySet<string> = new Set(
 
 /** sandbox-rules.md "Codes and literals": the code every SCA proof accepts (SMS, TOTP). */
 export const SCA_SANDBOX_CODE = '123456';
+
+/** Rule id of the SCA code (recorded when it answers a proof: factor confirmation, login, trust, quote authorization). */
+export const scaCodeRules = ruleFamily('sca', 'sca.code', {
+  '123456': 'SCA proof with the code 123456 (SMS_OTP or TOTP: factor confirm, login/complete, trust and untrust confirm, quotes authorize): accepted',
+});
+
+/** Rule id of the deprecated passkey literal in SCA. */
+export const scaLegacyPasskeyRules = ruleFamily('sca', 'sca.passkey-signature', {
+  'sandbox-valid-passkey-signature': 'SCA passkey assertion whose signature is sandbox-valid-passkey-signature (deprecated): accepted without WebAuthn checks',
+});
 
 /** Lifetimes and delays on the sandbox clock, in seconds. */
 export const scaTimings = {
@@ -51,6 +63,12 @@ export const lockoutLadder: ReadonlyArray<{ failedAttempts: number; lockSeconds:
   { failedAttempts: 9, lockSeconds: 'SUSPENDED' },
 ];
 
+/** Rule ids of the lockout ladder (recorded when a failed attempt starts a lock or a suspension). */
+export const lockoutRules = ruleFamily('sca', 'sca.lockout', {
+  locked: '5 to 8 cumulative failed logins: the login locks (15 min, 30 min, 1 h, 24 h); 423 ACCOUNT_LOCKED meanwhile',
+  suspended: '9 or more failed logins: suspended until RESET_PASSWORD_COMPLETED',
+});
+
 /** The lock a failed-attempt count earns (the highest milestone reached), or undefined below the first. */
 export function lockFor(failedAttempts: number): number | 'SUSPENDED' | undefined {
   let lock: number | 'SUSPENDED' | undefined;
@@ -64,6 +82,11 @@ export function lockFor(failedAttempts: number): number | 'SUSPENDED' | undefine
  * factor, so platforms can exercise multi-step challenges. A successful step clears the flag.
  */
 export const STEP_UP_EVENT = 'FAILED_LOGIN_ATTEMPT';
+
+/** Rule id of the risk signal (recorded when the event is recorded). */
+export const riskSignalRules = ruleFamily('sca', 'sca.risk-signal', {
+  'failed-login-attempt': `POST /sca/record-event ${STEP_UP_EVENT}: the next quote authorization asks for one more factor (RISK_STEP_UP)`,
+});
 
 /** WebAuthn relying party of SCA passkeys in the sandbox. */
 export const scaRelyingParty = {

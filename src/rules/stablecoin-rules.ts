@@ -1,3 +1,5 @@
+import { ruleFamily } from './rule-ids.js';
+
 /**
  * Sandbox rules of stablecoin issuance (issue 17): one table per rule family. The real service
  * asks the provider (Brale); the sandbox decides from these values instead.
@@ -18,6 +20,18 @@ export const providerCredentialRules: readonly { suffix: string; outcome: Provid
   { suffix: '_multi', outcome: 'MULTIPLE_ACCOUNTS' },
 ];
 
+/** Rule ids of the `apiClientId` endings (recorded when a provider account is linked). */
+export const providerCredentialRuleIds = ruleFamily(
+  'stablecoins',
+  'stablecoins.api-client-id',
+  {
+    _invalid: 'Provider apiClientId ending _invalid: link refused, 400 STABLECOIN_PROVIDER_ACCOUNT_INVALID',
+    _multi: 'Provider apiClientId ending _multi: two provider accounts; providerAccountId must name one',
+    other: 'Provider apiClientId with no magic ending: one provider account, linked',
+  },
+  Object.fromEntries(providerCredentialRules.map((rule) => [rule.suffix, rule])),
+);
+
 /** The outcome for a provider `apiClientId`. */
 export function providerCredentialOutcome(apiClientId: string): ProviderCredentialOutcome {
   return providerCredentialRules.find((rule) => apiClientId.toLowerCase().endsWith(rule.suffix))?.outcome ?? 'ACTIVE';
@@ -34,6 +48,19 @@ export const issuanceRules: readonly { suffix: string; issuanceStatus: 'REJECTED
   { suffix: '_failed', issuanceStatus: 'FAILED' },
   { suffix: '_review', issuanceStatus: 'PENDING_REVIEW' },
 ];
+
+/** Rule ids of the `providerTokenIdentifier` endings (recorded when a stablecoin is registered). */
+export const issuanceRuleIds = ruleFamily(
+  'stablecoins',
+  'stablecoins.token',
+  {
+    _rejected: 'providerTokenIdentifier ending _rejected: issuanceStatus REJECTED',
+    _failed: 'providerTokenIdentifier ending _failed: issuanceStatus FAILED',
+    _review: 'providerTokenIdentifier ending _review: PENDING_REVIEW, PROVISIONING an hour later, PROVISIONED an hour after that',
+    other: 'providerTokenIdentifier with no magic ending: PROVISIONED at once',
+  },
+  Object.fromEntries(issuanceRules.map((rule) => [rule.suffix, rule])),
+);
 
 /** Seconds of each provider issuance step (`PENDING_REVIEW` -> `PROVISIONING` -> `PROVISIONED`). */
 export const issuanceStepSeconds = 60 * 60;
@@ -56,6 +83,13 @@ export const operationLimitsCents = { min: 1_00, max: 1_000_000_00 } as const;
  * and nothing is written.
  */
 export const PROVIDER_UNAVAILABLE_CENTS_SUFFIX = 503;
+
+/** Rule ids of the mint and burn amount rules (recorded where the amount is refused). */
+export const amountRuleIds = ruleFamily('stablecoins', 'stablecoins.amount', {
+  '503': 'Mint or burn whose cents end in 503 (5.03 USD): 503 SERVICE_UNAVAILABLE, nothing written',
+  'out-of-range': 'Mint or burn outside 1.00 to 1,000,000.00 USD: 400 AMOUNT_OUT_OF_RANGE',
+  'not-whole-cents': 'Mint or burn not in whole cents: 400 INVALID_AMOUNT',
+});
 
 /** Whether the provider is "unavailable" for this amount in cents. */
 export function providerUnavailable(cents: number): boolean {

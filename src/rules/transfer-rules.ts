@@ -1,3 +1,5 @@
+import { ruleFamily } from './rule-ids.js';
+
 /**
  * sandbox-rules.md, "Transfers in and out (`/transfer-in`, `/transfer-out`) using that
  * account": the suffix of the external account's primary identifier decides the outcome.
@@ -51,6 +53,34 @@ export const defaultTransferOutcome: TransferOutcome = {
   incoming: { status: 'COMPLETED' },
   description: 'Same-currency transfer',
 };
+
+/** Rule ids of the suffixes for `/transfer-out` (recorded when the transfer is made). */
+export const transferOutRules = ruleFamily(
+  'transfers',
+  'transfers.out',
+  {
+    '002': 'POST /transfer-out to an account ending 002: FAILED at once (insufficient funds), nothing moves',
+    '003': 'POST /transfer-out to an account ending 003: FAILED at once (account closed or invalid)',
+    '004': 'POST /transfer-out to an account ending 004: rejected by the bank, FAILED',
+    '005': 'POST /transfer-out to an account ending 005: PENDING (held) 30 s, then FAILED and released',
+    other: 'POST /transfer-out to an account without a magic suffix: COMPLETED at once',
+  },
+  transferOutcomeBySuffix,
+);
+
+/** Rule ids of the suffixes for `/transfer-in` (recorded when the transfer is made). */
+export const transferInRules = ruleFamily(
+  'transfers',
+  'transfers.in',
+  {
+    '002': 'POST /transfer-in from an account ending 002: FAILED at once (insufficient funds)',
+    '003': 'POST /transfer-in from an account ending 003: FAILED at once (account closed or invalid)',
+    '004': 'POST /transfer-in from an account ending 004: REJECTED by the bank',
+    '005': 'POST /transfer-in from an account ending 005: PENDING 30 s, then FAILED',
+    other: 'POST /transfer-in from an account without a magic suffix: COMPLETED at once',
+  },
+  transferOutcomeBySuffix,
+);
 
 /** The outcome for an account identifier suffix. */
 export function transferOutcomeOf(suffix: string): TransferOutcome {

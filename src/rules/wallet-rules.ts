@@ -1,3 +1,5 @@
+import { ruleFamily } from './rule-ids.js';
+
 /**
  * Embedded-wallet sandbox values (sandbox-rules.md "Codes and literals"; API.md "Sandbox
  * behaviour" and "Limits"). One row per rule.
@@ -26,3 +28,12 @@ export const walletRules = {
   /** Its public key, uncompressed SEC1 hex: the `enclaveQuorumPublic` of every bundle (`GET /_sandbox/enclave`). */
   enclaveQuorumPublic: '041359363d76a7c1c4e820b49726eacdd2f3a12d4bb7b051aa2c0bbe06ea84ea2108edb9c692c7c9c830525c01bf5663125dddcc168d76c99508af854d43ff8a4b',
 } as const;
+
+/** Rule ids of the embedded-wallet literals (recorded where each is accepted or refused). */
+export const walletLiteralRules = ruleFamily('embedded-wallet', 'wallet', {
+  'otp.000000': 'EMAIL_OTP / SMS_OTP verify whose HPKE bundle decrypts to 000000: accepted',
+  'otp.other': 'EMAIL_OTP / SMS_OTP verify with any other code: 401 UNAUTHORIZED "Invalid OTP code"',
+  'signature.sandbox-valid-signature': 'Service-Wallet-Signature sandbox-valid-signature (deprecated): accepted without a cryptographic check',
+  'passkey-signature.sandbox-valid-passkey-signature': 'Passkey assertion signature sandbox-valid-passkey-signature (deprecated): accepted without WebAuthn checks',
+  'oidc-token.sandbox-valid-oidc-token': 'OAuth oidcToken sandbox-valid-oidc-token: refused (no longer accepted)',
+});

@@ -4,6 +4,7 @@ import { HTTPException } from 'hono/http-exception';
 import { ApiError, ErrorCode, retryHint } from '../core/errors.js';
 import { collectingWarnings, MAX_WARNINGS_SHOWN, WARNING_HEADER, warningHeader, warnUnknownParameters } from '../core/warnings.js';
 import type { SandboxContext } from '../store/context.js';
+import { coverageRecorder } from '../store/coverage.js';
 import { CONTRACT_VERSION, operations, toHonoPath, type ContractOperation } from '../generated/operations.js';
 import { authenticationFor } from './auth.js';
 import { bodyLimits } from './body-limits.js';
@@ -156,6 +157,7 @@ export interface ServerOptions {
 export function createServer(ctx: SandboxContext, options: ServerOptions): Hono<AppEnv> {
   const { areas, auth } = options;
   const app = new Hono<AppEnv>({ getPath: pathOf });
+  const coverage = coverageRecorder(ctx);
 
   app.use('*', async (c, next) => {
     const started = performance.now();
@@ -166,6 +168,12 @@ export function createServer(ctx: SandboxContext, options: ServerOptions): Hono<
     const warnings = new Set<string>();
     await collectingWarnings(warnings, next);
     closeIfBodyUnread(c);
+    // Integration coverage: each contract operation a platform called, with the status answered.
+    const op = c.get('operation');
+    if (op !== undefined) {
+      const platform = c.get('platform') as { id: string } | undefined;
+      if (platform !== undefined) coverage.recordOperation(platform.id, op.operationId, c.res.status);
+    }
     const ms = performance.now() - started;
     c.res.headers.set('X-Request-Id', requestId);
     // The sandbox's own measure of the request (what a latency fault adds shows here).

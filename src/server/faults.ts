@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { ApiError } from '../core/errors.js';
 import { perContext } from '../core/per-context.js';
 import type { SandboxContext } from '../store/context.js';
-import type { ContractOperation } from '../generated/operations.js';
+import { errorCodes, type ContractOperation } from '../generated/operations.js';
 import type { AppEnv } from './env.js';
 
 /**
@@ -14,9 +14,14 @@ import type { AppEnv } from './env.js';
  * rule only delays the request, which then runs as usual.
  */
 
-/** What an armed rule does to a matching request. */
+/**
+ * What an armed rule does to a matching request. `STATUS` answers an error with the contract's
+ * envelope: a status (429, 500, 503) with its generic code, or a code the contract gives the
+ * operation (`code`), at the status the contract gives it; `retryAfterSeconds` is null for an
+ * answer no retry can change (a 4xx but 429, and not QUOTE_REQUEST_FAILED).
+ */
 export type FaultEffect =
-  | { type: 'STATUS'; status: 429 | 500 | 503; retryAfterSeconds: number }
+  | { type: 'STATUS'; status: number; code: string; retryAfterSeconds: number | null }
   | { type: 'LATENCY'; latencyMs: number }
   | { type: 'DROP' };
 
@@ -51,6 +56,7 @@ export const faultRuleRequest = z
       .optional(),
     method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']).optional(),
     status: z.union([z.literal(429), z.literal(500), z.literal(503)]).optional(),
+    code: z.string().min(1).max(100).regex(/^[A-Z][A-Z0-9_]*$/, 'an error code of the contract, such as CERT_CHAIN_INVALID').optional(),
     latencyMs: z.number().int().min(1).max(60_000).optional(),
     drop: z.literal(true).optional(),
     retryAfterSeconds: z.number().int().min(0).max(3600).optional(),
@@ -65,10 +71,16 @@ export const faultRuleRequest = z
     if (rule.method !== undefined && rule.path === undefined) {
       issue.addIssue({ code: 'custom', path: ['method'], message: 'method narrows a path rule; an operationId already names one method' });
     }
-    const effects = [rule.status, rule.latencyMs, rule.drop].filter((value) => value !== undefined).length;
-    if (effects !== 1) issue.addIssue({ code: 'custom', path: ['status'], message: 'give exactly one effect: status (429, 500 or 503), latencyMs, or drop: true' });
-    if (rule.retryAfterSeconds !== undefined && rule.status === undefined) {
-      issue.addIssue({ code: 'custom', path: ['retryAfterSeconds'], message: 'retryAfterSeconds goes with a status effect' });
+    const effects = [rule.code ?? rule.status, rule.latencyMs, rule.drop].filter((value) => value !== undefined).length;
+    if (effects !== 1) issue.addIssue({ code: 'custom', path: ['status'], message: 'give exactly one effect: status (429, 500 or 503), code, latencyMs, or drop: true' });
+    if (rule.code !== undefined && rule.status !== undefined) {
+      issue.addIssue({ code: 'custom', path: ['status'], message: 'a code brings its own status (the one the contract gives it): give code or status, not both' });
+    }
+    if (rule.code !== undefined && rule.operationId === undefined) {
+      issue.addIssue({ code: 'custom', path: ['code'], message: 'a code needs an operationId: the contract gives codes per operation' });
+    }
+    if (rule.retryAfterSeconds !== undefined && rule.status === undefined && rule.code === undefined) {
+      issue.addIssue({ code: 'custom', path: ['retryAfterSeconds'], message: 'retryAfterSeconds goes with a status or code effect' });
     }
     if (rule.times !== undefined && rule.probability !== undefined) {
       issue.addIssue({ code: 'custom', path: ['probability'], message: 'give times (the next N matching requests) or probability (until cleared), not both' });
@@ -80,6 +92,23 @@ export type FaultRuleRequest = z.infer<typeof faultRuleRequest>;
 
 /** The contract's error code for each status a rule can inject. */
 const CODE_OF: Record<429 | 500 | 503, string> = { 429: 'RATE_LIMITED', 500: 'INTERNAL_ERROR', 503: 'SERVICE_UNAVAILABLE' };
+
+/** Codes a retry may get past although their status is a 4xx (API.md: QUOTE_REQUEST_FAILED is retryable). */
+const RETRYABLE_CODES: ReadonlySet<string> = new Set(['QUOTE_REQUEST_FAILED']);
+
+/**
+ * The status the contract gives `code` on an operation (one of its declared statuses whose
+ * error schema lists the code), or `400 INVALID_INPUT` naming the codes it does declare.
+ */
+function statusOfCode(op: ContractOperation, code: string): number {
+  const status = op.statuses.find((candidate) => errorCodes[candidate]?.includes(code));
+  if (status !== undefined) return status;
+  const declared = op.statuses.filter((candidate) => candidate >= 400 && errorCodes[candidate]).map((candidate) => `${candidate} (${errorCodes[candidate]!.join(', ')})`);
+  const elsewhere = Object.entries(errorCodes).find(([, codes]) => codes.includes(code))?.[0];
+  throw new ApiError(400, 'INVALID_INPUT', `${op.operationId} has no answer with the code ${code}${elsewhere ? ` (the contract gives it as a ${elsewhere}, a status ${op.operationId} does not declare)` : ' (no error schema of the contract lists it)'}.`, {
+    errors: [{ field: 'code', constraint: { enum: op.statuses.flatMap((candidate) => (candidate >= 400 ? [...(errorCodes[candidate] ?? [])] : [])) }, message: `one of the codes of ${op.operationId}'s error statuses: ${declared.join('; ')}` }],
+  });
+}
 
 interface ArmedRule extends FaultRule {
   platformId: string;
@@ -102,19 +131,29 @@ export class FaultRules {
 
   constructor(private readonly ctx: SandboxContext) {}
 
-  /** Arms a rule for a platform; `operationId` must be one of the contract's. */
-  add(platformId: string, request: FaultRuleRequest, known: ReadonlySet<string>): FaultRule {
-    if (request.operationId !== undefined && !known.has(request.operationId)) {
+  /** Arms a rule for a platform; `operationId` must be one of the contract's (and `code` one it answers). */
+  add(platformId: string, request: FaultRuleRequest, known: ReadonlyMap<string, ContractOperation>): FaultRule {
+    const op = request.operationId === undefined ? undefined : known.get(request.operationId);
+    if (request.operationId !== undefined && !op) {
       throw new ApiError(400, 'INVALID_INPUT', `${request.operationId} is not an operationId of the contract.`, {
         errors: [{ field: 'operationId', message: 'use an operationId from openapi.yaml, e.g. createQuote' }],
       });
     }
-    const effect: FaultEffect =
-      request.status !== undefined
-        ? { type: 'STATUS', status: request.status, retryAfterSeconds: request.retryAfterSeconds ?? 1 }
-        : request.latencyMs !== undefined
-          ? { type: 'LATENCY', latencyMs: request.latencyMs }
-          : { type: 'DROP' };
+    let effect: FaultEffect;
+    if (request.code !== undefined) {
+      const status = statusOfCode(op!, request.code);
+      const retryable = status === 429 || status >= 500 || RETRYABLE_CODES.has(request.code);
+      if (!retryable && request.retryAfterSeconds !== undefined) {
+        throw new ApiError(400, 'INVALID_INPUT', `${request.code} (${status}) is an answer no retry can change, so it carries no Retry-After.`, {
+          errors: [{ field: 'retryAfterSeconds', message: 'only for 429, 5xx and retryable codes' }],
+        });
+      }
+      effect = { type: 'STATUS', status, code: request.code, retryAfterSeconds: retryable ? (request.retryAfterSeconds ?? 1) : null };
+    } else if (request.status !== undefined) {
+      effect = { type: 'STATUS', status: request.status, code: CODE_OF[request.status], retryAfterSeconds: request.retryAfterSeconds ?? 1 };
+    } else {
+      effect = request.latencyMs !== undefined ? { type: 'LATENCY', latencyMs: request.latencyMs } : { type: 'DROP' };
+    }
     const rule: ArmedRule = {
       id: this.ctx.ids.next('Fault'),
       platformId,
@@ -221,10 +260,10 @@ export function faultGate(op: ContractOperation, basePath: string): MiddlewareHa
     }
     throw new ApiError(
       effect.status,
-      CODE_OF[effect.status],
-      `Injected fault ${rule.id} (POST /_sandbox/faults): ${op.operationId} answers ${effect.status} this time; nothing was changed.`,
+      effect.code,
+      `Injected fault ${rule.id} (POST /_sandbox/faults): ${op.operationId} answers ${effect.status} ${effect.code} this time; nothing was changed.`,
       { faultId: rule.id },
-      { retryAfterSeconds: effect.retryAfterSeconds },
+      effect.retryAfterSeconds === null ? undefined : { retryAfterSeconds: effect.retryAfterSeconds },
     );
   };
 }

@@ -168,6 +168,56 @@ describe('fault injection (/_sandbox/faults)', () => {
     }
   });
 
+  it('a rule naming a code answers it at the status the contract gives it on that operation, with its envelope', async () => {
+    const api = await s.api.newPlatform();
+    const { usd, eur } = await fundedCustomer(api);
+    const before = quoteCount(api);
+    const armed = await api.post('/_sandbox/faults', { operationId: 'createQuote', code: 'CERT_CHAIN_INVALID', times: 1 });
+    expect(armed.status, JSON.stringify(armed.body)).toBe(201);
+    expect(armed.body.effect).toEqual({ type: 'STATUS', status: 400, code: 'CERT_CHAIN_INVALID', retryAfterSeconds: null });
+    // The test client checks the body against the contract's Error400 of createQuote.
+    const faulted = await api.post('/quotes', quoteBody(usd.id, eur.id));
+    expect(faulted.status).toBe(400);
+    expect(faulted.body).toMatchObject({ status: 400, code: 'CERT_CHAIN_INVALID', details: { faultId: armed.body.id } });
+    expect(faulted.headers.get('x-should-retry')).toBe('false');
+    expect(faulted.headers.get('retry-after')).toBeNull();
+    expect(faulted.headers.get('service-sandbox-fault')).toBe(armed.body.id);
+    expect(quoteCount(api)).toBe(before);
+    expect((await api.post('/quotes', quoteBody(usd.id, eur.id))).status).toBe(201);
+
+    // A 409 code, a 500 code and a 4xx code API.md calls retryable.
+    await api.post('/_sandbox/faults', { operationId: 'updateCustomerById', code: 'EMAIL_OTP_EMAIL_ALREADY_EXISTS' });
+    const customer = (await api.post('/customers', individual(['USD']))).body;
+    const conflict = await api.patch(`/customers/${customer.id}`, { email: 'taken@example.com' });
+    expect([conflict.status, conflict.body.code]).toEqual([409, 'EMAIL_OTP_EMAIL_ALREADY_EXISTS']);
+    await api.post('/_sandbox/faults', { operationId: 'getPlatformConfig', code: 'SERVICE_SWITCH_ERROR' });
+    const switchError = await api.get('/config');
+    expect([switchError.status, switchError.body.code, switchError.headers.get('x-should-retry'), switchError.headers.get('retry-after')]).toEqual([500, 'SERVICE_SWITCH_ERROR', 'true', '1']);
+    await api.post('/_sandbox/faults', { operationId: 'createQuote', code: 'QUOTE_REQUEST_FAILED', retryAfterSeconds: 2 });
+    const retryable = await api.post('/quotes', quoteBody(usd.id, eur.id));
+    expect([retryable.status, retryable.body.code, retryable.headers.get('x-should-retry'), retryable.headers.get('retry-after')]).toEqual([400, 'QUOTE_REQUEST_FAILED', 'true', '2']);
+  });
+
+  it('a code the operation does not answer, or a code without an operation, is refused naming what would do', async () => {
+    const api = await s.api.newPlatform();
+    const onConfig = await api.post('/_sandbox/faults', { operationId: 'getPlatformConfig', code: 'CERT_CHAIN_INVALID' });
+    expect(onConfig.status).toBe(400);
+    expect(onConfig.body.message).toContain('the contract gives it as a 400, a status getPlatformConfig does not declare');
+    expect(onConfig.body.details.errors[0]).toMatchObject({ field: 'code', constraint: { enum: ['UNAUTHORIZED', 'INVALID_SIGNATURE', 'WALLET_SIGNATURE_MISSING', 'WALLET_SIGNATURE_MALFORMED', 'WALLET_SIGNATURE_BODY_MISMATCH', 'WALLET_SIGNATURE_INVALID', 'REQUEST_ID_MISSING', 'SERVICE_SWITCH_ERROR', 'INTERNAL_ERROR'] } });
+    for (const bad of [
+      { operationId: 'createQuote', code: 'NO_SUCH_CODE' },
+      { operationId: 'createQuote', code: 'cert_chain_invalid' },
+      { path: '/quotes', code: 'CERT_CHAIN_INVALID' },
+      { operationId: 'createQuote', code: 'CERT_CHAIN_INVALID', status: 503 },
+      { operationId: 'createQuote', code: 'CERT_CHAIN_INVALID', retryAfterSeconds: 5 },
+    ]) {
+      const res = await api.post('/_sandbox/faults', bad);
+      expect(res.status, JSON.stringify(bad)).toBe(400);
+      expect(res.body.code).toBe('INVALID_INPUT');
+    }
+    expect((await api.get('/_sandbox/faults')).body.data).toEqual([]);
+  });
+
   it('the CLI arms, lists and clears rules', async () => {
     const env = { ...process.env, FORCE_COLOR: '0', SERVICE_SANDBOX_URL: s.sandbox.origin, SERVICE_SANDBOX_CLIENT_ID: s.sandbox.clientId, SERVICE_SANDBOX_CLIENT_SECRET: s.sandbox.clientSecret };
     // Asynchronous: the sandbox answering the CLI runs on this test's event loop.
@@ -181,11 +231,16 @@ describe('fault injection (/_sandbox/faults)', () => {
     expect(add.stdout).toMatch(/^armed Fault:\S+ {2}createQuote {2}answers 503 {2}\(next 2 requests; faulted 0\)/);
     const list = await cli('faults', 'list');
     expect(list.stdout).toContain('createQuote  answers 503');
+    const code = await cli('faults', 'add', '--operation', 'createQuote', '--code', 'CERT_CHAIN_INVALID');
+    expect(code.stdout).toMatch(/^armed Fault:\S+ {2}createQuote {2}answers 400 CERT_CHAIN_INVALID {2}\(next 1 request; faulted 0\)/);
+    const wrong = await cli('faults', 'add', '--operation', 'getPlatformConfig', '--code', 'CERT_CHAIN_INVALID');
+    expect(wrong.status).toBe(1);
+    expect(wrong.stderr).toContain('getPlatformConfig has no answer with the code CERT_CHAIN_INVALID');
     const bad = await cli('faults', 'add', '--operation', 'createQuote', '--probability', '2');
     expect(bad.status).not.toBe(0);
     expect(bad.stderr).toContain('--probability 2');
     const clear = await cli('faults', 'clear');
-    expect(clear.stdout).toBe('cleared 1 fault rule\n');
+    expect(clear.stdout).toBe('cleared 2 fault rules\n');
     expect((await cli('faults', 'list')).stdout).toBe('no fault rules armed\n');
   });
 });

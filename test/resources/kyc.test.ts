@@ -131,6 +131,31 @@ describe('documents', () => {
   });
 });
 
+describe('document rejection reasons by file name', () => {
+  it.each([
+    ['423', 'DATA_MISMATCH'],
+    ['424', 'EXPIRED'],
+    ['425', 'SUSPECTED_FRAUD'],
+    ['426', 'UNSUITABLE_DOCUMENT'],
+    ['427', 'INCOMPLETE'],
+  ])('a file name ending %s is 422 DOCUMENT_REJECTED with reason %s, on upload and on replacement; nothing stored', async (suffix, reason) => {
+    const api = await s.api.newPlatform();
+    const customer = (await api.post('/customers', { customerType: 'INDIVIDUAL', fullName: 'Jane Smith' })).body;
+    const res = await upload(api, passport(customer.id), { bytes: JPEG, name: `id-${suffix}.jpeg`, type: 'image/jpeg' }, true);
+    expect(res.status).toBe(422);
+    assertErrorEnvelope(res.body, 422);
+    expect(res.body).toMatchObject({ code: 'DOCUMENT_REJECTED', details: { reason, fileName: `id-${suffix}.jpeg` } });
+    expect((await api.get(`/documents?documentHolder=${customer.id}`)).body.totalCount).toBe(0);
+    const stored = await upload(api, passport(customer.id), { bytes: JPEG, name: 'id.jpeg', type: 'image/jpeg' });
+    expect(stored.status).toBe(201);
+    const { documentHolder: _holder, ...fields } = passport(customer.id);
+    const replaced = await api.request('PUT', `/documents/${stored.body.id}`, { rawBody: form(fields, { bytes: JPEG, name: `scan-${suffix}.jpg`, type: 'image/jpeg' }), unchecked: true });
+    expect(replaced.status).toBe(422);
+    expect(replaced.body.details.reason).toBe(reason);
+    expect((await api.get(`/documents/${stored.body.id}`)).body.fileName).toBe('id.jpeg');
+  });
+});
+
 describe('individual verification', () => {
   it('a 001 individual goes through fix-and-resubmit to PENDING_MANUAL_REVIEW, then a decision', async () => {
     const api = await s.api.newPlatform({ regulated: false });

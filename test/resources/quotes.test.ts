@@ -384,6 +384,45 @@ describe('quotes to UMA addresses', () => {
     if (failureReason) expect(tx.failureReason).toBe(failureReason);
   });
 
+  it('the failing counterparties answer their UMA error at the lookup or at the quote; nothing is written', async () => {
+    const { api, usd, customer } = await setup();
+    await api.post(`/sandbox/internal-accounts/${usd.id}/fund`, { amount: 500_00 });
+    const atLookup: Record<string, string> = {
+      lookup: 'LOOKUP_REQUEST_FAILED',
+      'lnurlp.parse': 'PARSE_LNURLP_RESPONSE_ERROR',
+      'cert.invalid': 'CERT_CHAIN_INVALID',
+      'cert.expired': 'CERT_CHAIN_EXPIRED',
+      pubkey: 'INVALID_PUBKEY_FORMAT',
+      params: 'MISSING_REQUIRED_UMA_PARAMETERS',
+      receiver: 'INVALID_RECEIVER',
+      nonce: 'INVALID_NONCE',
+      timestamp: 'INVALID_TIMESTAMP',
+    };
+    for (const [what, code] of Object.entries(atLookup)) {
+      // Either domain of the test VASP, as the other test addresses.
+      const address = `$fail.${what}.usd@${what === 'nonce' ? 'sandbox.grid.uma.money' : 'sandbox.uma.money'}`;
+      const res = await api.get(`/receiver/uma/${encodeURIComponent(address)}?customerId=${encodeURIComponent(customer.id)}`);
+      expect([res.status, res.body.code], address).toEqual([400, code]);
+      expect(res.headers.get('x-should-retry')).toBe('false');
+      const quote = await api.post('/quotes', umaQuote(usd.id, address, undefined));
+      expect([quote.status, quote.body.code], address).toEqual([400, code]);
+    }
+    const atPayRequest: Record<string, string> = { payreq: 'INVALID_PAYREQ_RESPONSE', 'payreq.parse': 'PARSE_PAYREQ_RESPONSE_ERROR', sender: 'SENDER_NOT_ACCEPTED', quote: 'QUOTE_REQUEST_FAILED' };
+    const transactions = (await api.get('/transactions')).body.totalCount;
+    for (const [what, code] of Object.entries(atPayRequest)) {
+      const address = `$fail.${what}.usd@sandbox.uma.money`;
+      const quote = await api.post('/quotes', umaQuote(usd.id, address, await lookup(api, address, customer.id)));
+      expect([quote.status, quote.body.code], address).toEqual([400, code]);
+      // API.md: QUOTE_REQUEST_FAILED is retryable; the others are not.
+      expect(quote.headers.get('x-should-retry')).toBe(code === 'QUOTE_REQUEST_FAILED' ? 'true' : 'false');
+    }
+    expect((await api.get('/transactions')).body.totalCount).toBe(transactions);
+    expect((await api.get(`/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}`)).body.data.find((a: { id: string }) => a.id === usd.id).balance.amount).toBe(500_00);
+    // They send nothing.
+    const receive = await api.post('/sandbox/uma/receive', { senderUmaAddress: '$fail.sender.usd@sandbox.uma.money', receiverUmaAddress: customer.umaAddress, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 100 });
+    expect([receive.status, receive.body.code]).toEqual([404, 'UMA_NOT_FOUND']);
+  });
+
   it('needs the lookupId of that address, and pays the platform’s own customer into its internal account', async () => {
     const { api, usd, customer } = await setup();
     await api.post(`/sandbox/internal-accounts/${usd.id}/fund`, { amount: 500_00 });

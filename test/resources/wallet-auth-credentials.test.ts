@@ -120,6 +120,27 @@ describe('additional credentials by signed retry', () => {
     expect((await api.get(`/customers/${customer.id}`)).body.email).toBe(customer.email);
   });
 
+  it('409 EMAIL_OTP_EMAIL_ALREADY_EXISTS when the new email is already another wallet’s EMAIL_OTP email; nothing changes', async () => {
+    const api = await s.api.newPlatform();
+    const first = await walletCustomer(api);
+    const second = await walletCustomer(api);
+    // Each wallet holds its EMAIL_OTP credential from its first use.
+    for (const { wallet } of [first, second]) expect((await api.get(`/auth/credentials?accountId=${encodeURIComponent(wallet.id)}`)).status).toBe(200);
+    const taken = await api.patch(`/customers/${second.customer.id}`, { customerType: 'INDIVIDUAL', email: first.email.toUpperCase() });
+    expect(taken.status).toBe(409);
+    expect(taken.body.code).toBe('EMAIL_OTP_EMAIL_ALREADY_EXISTS');
+    expect((await api.get(`/customers/${second.customer.id}`)).body.email).toBe(second.email);
+    // A free email is the usual signed retry; a customer without a wallet may share the email.
+    expect((await api.patch(`/customers/${second.customer.id}`, { customerType: 'INDIVIDUAL', email: 'free@example.com' })).status).toBe(202);
+    const plain = (await api.post('/customers', { customerType: 'INDIVIDUAL', fullName: 'Nora Plain', currencies: ['USD'] })).body;
+    expect((await api.patch(`/customers/${plain.id}`, { customerType: 'INDIVIDUAL', email: first.email })).status).toBe(200);
+    // Another platform's wallets are not this platform's.
+    const other = await s.api.newPlatform();
+    const elsewhere = await walletCustomer(other);
+    expect((await other.get(`/auth/credentials?accountId=${encodeURIComponent(elsewhere.wallet.id)}`)).status).toBe(200);
+    expect((await other.patch(`/customers/${elsewhere.customer.id}`, { customerType: 'INDIVIDUAL', email: first.email })).status).toBe(202);
+  });
+
   it('OAUTH: malformed token 400, unsupported issuer 400, stale iat 401, the retired literal rejected', async () => {
     const api = await s.api.newPlatform();
     const { wallet } = await walletCustomer(api);

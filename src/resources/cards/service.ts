@@ -7,13 +7,17 @@ import type { SandboxContext } from '../../store/context.js';
 import {
   cardEligibleCurrencies,
   decisionOf,
+  descriptorRules,
+  fundingSourceRules,
   defaultCardSettings,
   ineligibleFundingSourceBySuffix,
   issuanceOf,
+  issuanceRules,
   staticPasswordCurrencies,
   suffixOf,
   type DecisionRule,
 } from '../../rules/card-rules.js';
+import { recordRule } from '../../store/coverage.js';
 import { getCustomer, type CustomerRecord } from '../customers/index.js';
 import { internalAccountRepo, type InternalAccountRow } from '../internal-accounts/index.js';
 import { bucketOf, ledgerBalance, move, worldAccount } from '../ledger/index.js';
@@ -157,6 +161,7 @@ function checkFundingSources(ctx: SandboxContext, platformId: string, cardholder
     code = account.currency;
     // sandbox-rules.md "Cards": funding-source binding by the suffix of the internal account id.
     const reason = ineligibleFundingSourceBySuffix[suffixOf(id)];
+    recordRule(ctx, platformId, fundingSourceRules.of(suffixOf(id)));
     if (reason) throw ineligible(`Funding source ${id} is ineligible: ${reason}.`, field);
   });
   return code!;
@@ -240,6 +245,7 @@ export function createCard(ctx: SandboxContext, platform: Platform, input: CardC
     // The issuance suffix: of platformCardId when given, else of the cardholder id.
     const decidingId = input.platformCardId ?? holder.id;
     const outcome = issuanceOf(decidingId);
+    recordRule(ctx, platform.id, issuanceRules.of(suffixOf(decidingId)));
     if (outcome.timing === 'now') {
       if (outcome.result === 'ACTIVE') activate(ctx, row, decidingId);
       else Object.assign(row, { state: 'CLOSED', state_reason: 'ISSUER_REJECTED', updated_at: ctx.clock.iso() });
@@ -512,6 +518,7 @@ export function simulateOpening(ctx: SandboxContext, platform: Platform, cardId:
     const debit = kind === 'authorization' || kind === 'financial_authorization';
     const financial = kind === 'financial_authorization' || kind === 'financial_credit_authorization';
     const rule = decisionOf(input.merchant.descriptor);
+    recordRule(ctx, platform.id, descriptorRules.of(suffixOf(input.merchant.descriptor)));
     const decision = decide(ctx, card, input.amount, rule, debit, true);
     if (!decision.approved) return recordSimulation(ctx, card, kind, token, decision, null);
 
@@ -587,6 +594,7 @@ export function confirmPull(ctx: SandboxContext, platformId: string, cardTransac
 export function simulateBalanceInquiry(ctx: SandboxContext, platform: Platform, cardId: string, merchant: { descriptor: string }): SimulationResult {
   return ctx.tx(() => {
     const card = transactableCard(ctx, platform.id, cardId);
+    recordRule(ctx, platform.id, descriptorRules.of(suffixOf(merchant.descriptor)));
     const decision = decide(ctx, card, 0, decisionOf(merchant.descriptor), true, false);
     return recordSimulation(ctx, card, 'balance_inquiry', ctx.ids.uuid(), decision, null);
   });

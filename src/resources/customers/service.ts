@@ -5,10 +5,14 @@ import { paginateJson, type PageRequest } from '../../core/pagination.js';
 import {
   CONTACT_VERIFICATION_CODE,
   END_USER_TERMS,
+  businessCreationRules,
+  contactCodeRules,
   individualDefaultStatus,
+  individualNameRules,
   individualStatusAtCreation,
   suffixOf,
 } from '../../rules/kyc-rules.js';
+import { recordRule } from '../../store/coverage.js';
 import { closeCustomerAccounts, provisionCustomerAccounts } from '../internal-accounts/index.js';
 import type { Platform } from '../../tenancy/index.js';
 import { CustomerRepo, type CustomerFilter, type CustomerRow } from './repo.js';
@@ -284,6 +288,7 @@ export function createCustomer(ctx: SandboxContext, platform: Platform, input: C
     if (accountsAllowed(platform, record)) provisionCustomerAccounts(ctx, platform, record);
     const type = statusEventType(customerType, record.kycStatus);
     if (type) ctx.outbox.append(platform.id, type, id, presentCustomer(record));
+    recordRule(ctx, platform.id, input.customerType === 'BUSINESS' ? businessCreationRules.id('created-unverified') : individualNameRules.of(suffixOf(input.fullName)));
     return record;
   });
 }
@@ -450,6 +455,7 @@ export function confirmContactCode(ctx: SandboxContext, platform: Platform, cust
     if (code !== CONTACT_VERIFICATION_CODE) {
       throw invalidInput('The verification code is not correct.', [{ field: 'code', message: 'The code does not match the one sent (sandbox: 123456).' }]);
     }
+    recordRule(ctx, platform.id, contactCodeRules.id(CONTACT_VERIFICATION_CODE));
     const record: CustomerRecord = { ...current, contact: { ...current.contact, [channel]: 'VERIFIED' }, updatedAt: ctx.clock.iso() };
     repoOf(ctx).update(toRow(record));
     return record;

@@ -4,7 +4,8 @@ import { paginate, type Page } from '../../core/pagination.js';
 import { sandboxWarning, warnIgnoredFields } from '../../core/warnings.js';
 import type { SandboxContext } from '../../store/context.js';
 import type { OutboxEvent } from '../../events/index.js';
-import { beneficiaryOutcomeOf } from '../../rules/external-account-rules.js';
+import { beneficiaryOutcomeOf, beneficiaryVerificationRules } from '../../rules/external-account-rules.js';
+import { recordRule } from '../../store/coverage.js';
 import { corridorOf, institutionOf, swiftBlockReason, swiftCurrencies, type Rail } from '../../rules/rails.js';
 import { getCustomer } from '../customers/index.js';
 import type { Platform } from '../../tenancy/index.js';
@@ -428,6 +429,7 @@ export function createExternalAccount(ctx: SandboxContext, platform: Platform, i
   let verifiedName: string | null = null;
   if (name !== undefined) {
     const outcome = beneficiaryOutcomeOf(suffixOf(identifier));
+    recordRule(ctx, platform.id, beneficiaryVerificationRules.of(suffixOf(identifier)));
     if ('rejectInvalidAccount' in outcome) {
       throw new ApiError(400, 'INVALID_BANK_ACCOUNT', 'The receiving institution reports this account as invalid.', {
         errors: [{ field: `accountInfo.${identifierFields.find((f) => info[f] === identifier) ?? 'accountNumber'}`, constraint: { rule: 'account-exists' }, message: 'No such account at the receiving institution.' }],

@@ -7,13 +7,17 @@ import {
   AUTOMATIC_REVIEW_SECONDS,
   businessDefaultRule,
   businessVerificationRule,
-  documentRejectionReason,
-  documentRejectionSuffix,
+  documentRejectionBySuffix,
+  documentRejectionRules,
   individualVerificationRule,
   ownerDefaultStatus,
+  ownerLastNameRules,
   ownerStatusAtVerification,
+  paperworkSkippingRules,
+  registrationNumberRules,
   suffixOf,
 } from '../../rules/kyc-rules.js';
+import { recordRule } from '../../store/coverage.js';
 import { EU_COUNTRIES, getCustomer, setCustomerStatus, type CustomerRecord, type KycStatus } from '../customers/index.js';
 import { platformService, type Platform } from '../../tenancy/index.js';
 import { KycRepo, type DocumentRow, type OwnerRow, type VerificationRow } from './repo.js';
@@ -125,7 +129,7 @@ export function createOwner(ctx: SandboxContext, platform: Platform, input: Owne
       ownership_percentage: input.ownershipPercentage,
       personal_info: JSON.stringify(input.personalInfo),
       // Owners are resolved when their business is verified (sandbox-rules.md); an approved business resolves them at once.
-      kyc_status: business.kycStatus === 'APPROVED' ? ownerOutcome(input.personalInfo.lastName) : 'UNVERIFIED',
+      kyc_status: business.kycStatus === 'APPROVED' ? ownerOutcome(ctx, platform.id, input.personalInfo.lastName) : 'UNVERIFIED',
       created_at: now,
       updated_at: now,
     };
@@ -167,8 +171,10 @@ export function listOwners(ctx: SandboxContext, platform: Platform, query: { cus
   return paginate(query, (r) => repo.ownerPage(platform.id, query.customerId, r), () => repo.ownerCount(platform.id, query.customerId), (row) => row.id, presentOwner);
 }
 
-function ownerOutcome(lastName: string | undefined): KycStatus {
-  return ownerStatusAtVerification[suffixOf(lastName)] ?? ownerDefaultStatus;
+function ownerOutcome(ctx: SandboxContext, platformId: string, lastName: string | undefined): KycStatus {
+  const suffix = suffixOf(lastName);
+  recordRule(ctx, platformId, ownerLastNameRules.of(suffix));
+  return ownerStatusAtVerification[suffix] ?? ownerDefaultStatus;
 }
 
 function stripUndefined<T extends object>(value: T): Partial<T> {
@@ -209,7 +215,7 @@ export function sniffMediaType(bytes: Uint8Array): 'application/pdf' | 'image/jp
 }
 
 /** Checks the file and the fields of an upload or replacement; throws 400 or 422. */
-function checkDocument(fields: DocumentFields, file: UploadedFile | undefined): { mediaType: string; file: UploadedFile } {
+function checkDocument(ctx: SandboxContext, platformId: string, fields: DocumentFields, file: UploadedFile | undefined): { mediaType: string; file: UploadedFile } {
   const errors: FieldError[] = [];
   if (!file) {
     throw invalidInput('The file is required.', [{ field: 'file', constraint: { required: true }, message: 'Send the document as the multipart part "file".' }]);
@@ -237,13 +243,13 @@ function checkDocument(fields: DocumentFields, file: UploadedFile | undefined): 
     errors.push({ field: 'side', constraint: { enum: ['FRONT'] }, message: `${fields.documentType} is single-sided.` });
   }
   if (errors.length) throw invalidInput('The document is not valid.', errors);
-  // Sandbox rule (README): a file name ending in 422 before its extension is an unusable photo.
-  const stem = file.name.replace(/\.[^.]*$/, '');
-  if (stem.endsWith(documentRejectionSuffix)) {
-    throw new ApiError(422, 'DOCUMENT_REJECTED', 'The document photo failed quality checks: all four corners must be visible, in focus and in colour.', {
-      reason: documentRejectionReason,
-      fileName: file.name,
-    });
+  // Sandbox rule (sandbox-rules.md): a file name ending in 422 to 427 before its extension is
+  // rejected, with the reason of that suffix.
+  const suffix = suffixOf(file.name.replace(/\.[^.]*$/, ''));
+  const rejection = documentRejectionBySuffix[suffix];
+  if (rejection) {
+    recordRule(ctx, platformId, documentRejectionRules.of(suffix));
+    throw new ApiError(422, 'DOCUMENT_REJECTED', rejection.message, { reason: rejection.reason, fileName: file.name });
   }
   return { mediaType, file };
 }
@@ -279,7 +285,7 @@ function documentColumns(fields: DocumentFields, checked: ReturnType<typeof chec
 export function uploadDocument(ctx: SandboxContext, platform: Platform, fields: DocumentFields & { documentHolder: string }, file: UploadedFile | undefined): DocumentRow {
   return ctx.tx(() => {
     const customerId = holderCustomerId(ctx, platform, fields.documentHolder);
-    const checked = checkDocument(fields, file);
+    const checked = checkDocument(ctx, platform.id, fields, file);
     const now = ctx.clock.iso();
     const row: DocumentRow = {
       id: ctx.ids.next('Document'),
@@ -299,7 +305,7 @@ export function uploadDocument(ctx: SandboxContext, platform: Platform, fields: 
 export function replaceDocument(ctx: SandboxContext, platform: Platform, id: string, fields: DocumentFields, file: UploadedFile | undefined): DocumentRow {
   return ctx.tx(() => {
     const current = documentOf(ctx, platform.id, id);
-    const checked = checkDocument(fields, file);
+    const checked = checkDocument(ctx, platform.id, fields, file);
     const row: DocumentRow = {
       ...current,
       ...documentColumns(fields, checked),
@@ -576,7 +582,7 @@ function resolveOwners(ctx: SandboxContext, owners: OwnerRow[]): OwnerRow[] {
   return owners.map((owner) => {
     const info = JSON.parse(owner.personal_info) as { lastName?: string };
     // sandbox-rules.md: owners are resolved with their business, by the lastName suffix.
-    const status = ownerOutcome(info.lastName);
+    const status = ownerOutcome(ctx, owner.platform_id, info.lastName);
     if (status === owner.kyc_status) return owner;
     const next = { ...owner, kyc_status: status, updated_at: now };
     kycRepo(ctx).updateOwner(next);
@@ -679,6 +685,8 @@ function verifyBusiness(ctx: SandboxContext, platform: Platform, customer: Custo
   const owners = kycRepo(ctx).ownersOf(platform.id, customer.id);
   if (platform.settings.paperworkSkipping && rule !== 'VALIDATE') {
     // With paperwork skipping the suffix resolves before packet validation.
+    recordRule(ctx, platform.id, paperworkSkippingRules.id('resolved'));
+    recordRule(ctx, platform.id, registrationNumberRules.of(suffixOf(registration)));
     resolveOwners(ctx, owners);
     if (rule === 'REJECT') return rejectWith(ctx, platform, customer.id, [applicantRejected(customer.id, 'The business did not pass KYB review.')]);
     const row = recordVerification(ctx, platform, customer.id, 'APPROVED', []);
@@ -688,6 +696,8 @@ function verifyBusiness(ctx: SandboxContext, platform: Platform, customer: Custo
   const errors = businessInfoGaps(platform, customer);
   if (!platform.settings.paperworkSkipping) errors.push(...businessPacketGaps(ctx, customer, owners, docs));
   if (errors.length > 0) return recordVerification(ctx, platform, customer.id, 'RESOLVE_ERRORS', errors);
+  // A complete packet: the registrationNumber suffix decides from here.
+  recordRule(ctx, platform.id, registrationNumberRules.of(suffixOf(registration)));
   const resolved = resolveOwners(ctx, owners);
   const rejectedOwners = resolved.filter((o) => o.kyc_status === 'REJECTED');
   if (rejectedOwners.length > 0) {

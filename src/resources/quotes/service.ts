@@ -1,7 +1,9 @@
 import { perContext } from '../../core/per-context.js';
 import { ApiError, ErrorCode, notFound } from '../../core/errors.js';
 import type { SandboxContext } from '../../store/context.js';
-import { DEFAULT_LOCK_SECONDS, lockSecondsByRail, payoutRuleOf, umaPayoutRule, type PayoutRule, type PayoutStep } from '../../rules/quote-rules.js';
+import { DEFAULT_LOCK_SECONDS, lockSecondsByRail, payoutRuleOf, payoutRules, umaPayoutRule, type PayoutRule, type PayoutStep } from '../../rules/quote-rules.js';
+import { umaReceiverRules, umaTestUser } from '../../rules/uma-addresses.js';
+import { recordRule } from '../../store/coverage.js';
 import { assertCustomerCanMoveMoney, getCustomer, type CustomerRecord } from '../customers/index.js';
 import { getExternalAccountFor, primaryIdentifierSuffix, type ExternalAccount } from '../external-accounts/index.js';
 import { fundingInstructions, type InternalAccountRow } from '../internal-accounts/index.js';
@@ -10,7 +12,7 @@ import type { Platform } from '../../tenancy/index.js';
 import { price, type Pricing } from '../rates/index.js';
 import { getTransaction, recordTransaction, updateTransaction, type NewTransaction, type TransactionBody } from '../transactions/index.js';
 import { checkAmount, internalAccountOf, ownerForMovement, type AccountOwner } from '../transfers/index.js';
-import { getReceiverLookup, resolveUmaAddress } from '../uma/index.js';
+import { checkPayRequest, getReceiverLookup, resolveUmaAddress } from '../uma/index.js';
 import { quoteGuards, type QuoteAuthorizationRequest, type QuoteGuard } from './guards.js';
 import { QuoteRepo, type QuoteRow } from './repo.js';
 import type { QuoteRequest } from './schemas.js';
@@ -168,6 +170,7 @@ function umaDestination(ctx: SandboxContext, platform: Platform, request: QuoteR
     });
   }
   if (resolved.customer && resolved.customer.id === customerId) throw new ApiError(400, 'SELF_PAYMENT', `${resolved.umaAddress} is the sender's own UMA address.`);
+  checkPayRequest(ctx, platform, resolved);
   const receiving = target.currency === undefined ? resolved.currencies[0] : resolved.currencies.find((c) => c.code === target.currency);
   if (!receiving) {
     throw new ApiError(400, 'INVALID_CURRENCY', `${resolved.umaAddress} does not receive ${target.currency ?? 'any currency'}; it receives ${resolved.currencies.map((c) => c.code).join(', ') || 'nothing'}.`, {
@@ -199,6 +202,11 @@ function ruleOf(destination: Plan['destination']): PayoutRule | undefined {
   if (destination.kind === 'EXTERNAL') return payoutRuleOf(destination.suffix);
   if (destination.kind === 'UMA') return umaPayoutRule(destination.behaviour, destination.pendingSeconds);
   return undefined;
+}
+
+/** The coverage rule id of a payout's rule (sandbox-rules.md "Money movement", "UMA test addresses"). */
+function payoutRuleIdOf(destination: Plan['destination']): string {
+  return destination.kind === 'UMA' ? umaReceiverRules.of(umaTestUser(destination.umaAddress)) : payoutRules.of(destination.kind === 'EXTERNAL' ? destination.suffix : '');
 }
 
 /** `POST /quotes`: prices and locks a payment; with `immediatelyExecute`, executes it in the same transaction. */
@@ -428,6 +436,7 @@ function startPayout(ctx: SandboxContext, platform: Platform, row: QuoteRow, pla
     return outgoing;
   }
   const rule = ruleOf(plan.destination)!;
+  recordRule(ctx, platform.id, payoutRuleIdOf(plan.destination));
   if (rule.failAtExecution) {
     const failed = recordOutgoing(ctx, platform.id, { ...outgoingFields(row, plan, 'FAILED'), failureReason: rule.failAtExecution.failureReason });
     setQuoteStatus(ctx, row, 'FAILED');

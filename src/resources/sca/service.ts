@@ -7,14 +7,19 @@ import { verifyAssertion, verifyRegistration, WebAuthnError } from '../../crypto
 import {
   authorizeBackoff,
   lockFor,
+  lockoutRules,
   resetRateLimit,
+  riskSignalRules,
   SCA_REGIONS,
   SCA_SANDBOX_CODE,
+  scaCodeRules,
+  scaLegacyPasskeyRules,
   scaRelyingParty,
   scaTimings,
   STEP_UP_EVENT,
   TOTP_ISSUER,
 } from '../../rules/sca-rules.js';
+import { recordRule } from '../../store/coverage.js';
 import { EU_COUNTRIES, enrollVerifiedPhone, getCustomer, type CustomerRecord } from '../customers/index.js';
 import { getExternalAccount } from '../external-accounts/index.js';
 import type { Platform } from '../../tenancy/index.js';
@@ -218,6 +223,7 @@ export async function confirmEnrollment(ctx: SandboxContext, platform: Platform,
     if (request.code !== SCA_SANDBOX_CODE && !totpHolds(ctx, row.secret!, request.code)) {
       throw proofError('INVALID_CODE', 'The code does not match the authenticator (sandbox: 123456 or the current TOTP code).', 'code');
     }
+    if (request.code === SCA_SANDBOX_CODE) recordRule(ctx, platform.id, scaCodeRules.id(SCA_SANDBOX_CODE));
     const codes = recoveryCodes(ctx);
     ctx.tx(() => repo.updateFactor({ ...row, status: 'ACTIVE', expires_at: null, recovery_codes: JSON.stringify(codes.map(sha256)) }));
     return { type: 'TOTP', recoveryCodes: codes };
@@ -285,6 +291,7 @@ function countFailure(ctx: SandboxContext, customer: CustomerRecord): CustomerSt
       locked_until: typeof lock === 'number' ? ctx.clock.now() + lock * 1000 : state.locked_until,
     };
     repoOf(ctx).saveState(next);
+    if (lock !== undefined) recordRule(ctx, customer.platformId, lockoutRules.id(lock === 'SUSPENDED' ? 'suspended' : 'locked'));
     return next;
   });
 }
@@ -318,6 +325,7 @@ export function recordEvent(ctx: SandboxContext, platform: Platform, customerId:
       state = countFailure(ctx, customer);
       // Risk signal (sca-rules.ts STEP_UP_EVENT): the next quote authorization asks for one more factor.
       if (eventType === STEP_UP_EVENT) {
+        recordRule(ctx, platform.id, riskSignalRules.id('failed-login-attempt'));
         state = { ...state, step_up: 1 };
         repo.saveState(state);
       }
@@ -422,6 +430,7 @@ async function verifyProof(ctx: SandboxContext, customer: CustomerRecord, row: C
     const inner = response.response as Record<string, unknown> | undefined;
     // sandbox-rules.md: the deprecated literal assertion signature is still accepted and skips the checks.
     if (inner?.signature === 'sandbox-valid-passkey-signature' || response.signature === 'sandbox-valid-passkey-signature') {
+      recordRule(ctx, customer.platformId, scaLegacyPasskeyRules.id('sandbox-valid-passkey-signature'));
       return { factor: 'PASSKEY', passkey: { row: passkey, newCounter: passkey.counter } };
     }
     try {
@@ -449,6 +458,7 @@ async function verifyProof(ctx: SandboxContext, customer: CustomerRecord, row: C
   const totp = available.includes('TOTP') ? activeFactors(ctx, customer).find((f) => f.factor === 'TOTP') : undefined;
   if (totp && totpHolds(ctx, totp.secret!, proof.code)) return { factor: 'TOTP' };
   // sandbox-rules.md "Codes and literals": `123456` answers every SMS/TOTP challenge.
+  if (proof.code === SCA_SANDBOX_CODE) recordRule(ctx, customer.platformId, scaCodeRules.id(SCA_SANDBOX_CODE));
   if (proof.code === SCA_SANDBOX_CODE) return { factor: row.factor === 'PASSKEY' ? (available.find((f) => f !== 'PASSKEY') ?? 'SMS_OTP') : (row.factor as ScaFactor) };
   return proofError('INVALID_CODE', 'The code is not correct (sandbox: 123456).', 'code');
 }

@@ -7,14 +7,20 @@ import {
   FUNDING_WINDOW_SECONDS,
   STABLECOIN_BASE_CURRENCY,
   STABLECOIN_DECIMALS,
+  issuanceRuleIds,
+  issuanceRules,
   issuanceStatusOf,
   issuanceStepSeconds,
+  amountRuleIds,
   operationLimitsCents,
   payoutTiming,
   providerCredentialOutcome,
+  providerCredentialRuleIds,
+  providerCredentialRules,
   providerUnavailable,
   settlementDelaySeconds,
 } from '../../rules/stablecoin-rules.js';
+import { recordRule } from '../../store/coverage.js';
 import { getExternalAccountFor } from '../external-accounts/index.js';
 import { internalAccountRepo } from '../internal-accounts/index.js';
 import { bucketOf, ledgerBalance, move, worldAccount } from '../ledger/index.js';
@@ -72,6 +78,7 @@ const sha256 = (value: string) => createHash('sha256').update(value, 'utf8').dig
  */
 export function linkProviderAccount(ctx: SandboxContext, platform: Platform, request: ProviderAccountLinkRequest): Record<string, unknown> {
   const outcome = providerCredentialOutcome(request.apiClientId);
+  recordRule(ctx, platform.id, providerCredentialRuleIds.of(providerCredentialRules.find((rule) => request.apiClientId.toLowerCase().endsWith(rule.suffix))?.suffix ?? 'other'));
   if (outcome === 'INVALID') {
     throw new ApiError(400, 'STABLECOIN_PROVIDER_ACCOUNT_INVALID', 'The provider rejected these API credentials.', { provider: request.provider });
   }
@@ -212,7 +219,7 @@ export function registerStablecoin(ctx: SandboxContext, platform: Platform, requ
       symbol,
       base_currency: STABLECOIN_BASE_CURRENCY,
       decimals: STABLECOIN_DECIMALS,
-      issuance_status: issuanceStatusOf(request.providerTokenIdentifier),
+      issuance_status: issuanceStatusWithRule(ctx, platform.id, request.providerTokenIdentifier),
       service_operations_status: 'NOT_ENABLED',
       created_at: now,
       updated_at: now,
@@ -324,15 +331,25 @@ interface OperationState {
 
 const stateOf = (row: OperationRow) => JSON.parse(row.body) as OperationState;
 
-function checkAmount(amount: string): { units: number; cents: number } {
+/** The issuance status of a new stablecoin, recorded as its rule. */
+function issuanceStatusWithRule(ctx: SandboxContext, platformId: string, providerTokenIdentifier: string): ReturnType<typeof issuanceStatusOf> {
+  recordRule(ctx, platformId, issuanceRuleIds.of(issuanceRules.find((rule) => providerTokenIdentifier.toLowerCase().endsWith(rule.suffix))?.suffix ?? 'other'));
+  return issuanceStatusOf(providerTokenIdentifier);
+}
+
+function checkAmount(ctx: SandboxContext, platformId: string, amount: string): { units: number; cents: number } {
   const units = Number(amount);
   const perCent = 10 ** (STABLECOIN_DECIMALS - 2);
+  const refuse = (rule: 'out-of-range' | 'not-whole-cents') => recordRule(ctx, platformId, amountRuleIds.id(rule));
+  if (!Number.isSafeInteger(units)) refuse('out-of-range');
   if (!Number.isSafeInteger(units)) throw new ApiError(400, 'AMOUNT_OUT_OF_RANGE', `${amount} is out of range.`, { min: operationLimitsCents.min * perCent, max: operationLimitsCents.max * perCent });
   if (units % perCent !== 0) {
+    refuse('not-whole-cents');
     throw new ApiError(400, 'INVALID_AMOUNT', `The amount must convert exactly to whole cents: a multiple of ${perCent} at ${STABLECOIN_DECIMALS} decimals.`, { multipleOf: perCent });
   }
   const cents = units / perCent;
   if (cents < operationLimitsCents.min || cents > operationLimitsCents.max) {
+    refuse('out-of-range');
     throw new ApiError(400, 'AMOUNT_OUT_OF_RANGE', `The amount must be between ${operationLimitsCents.min * perCent} and ${operationLimitsCents.max * perCent}.`, {
       min: String(operationLimitsCents.min * perCent),
       max: String(operationLimitsCents.max * perCent),
@@ -425,7 +442,7 @@ function depositAddress(coin: StablecoinRow, operationId: string): string {
 export function createMint(ctx: SandboxContext, platform: Platform, stablecoinId: string, request: StablecoinMintRequest): Record<string, unknown> {
   return ctx.tx(() => {
     const { coin, link } = enabledCoin(ctx, platform, stablecoinId);
-    const { units, cents } = checkAmount(request.amount);
+    const { units, cents } = checkAmount(ctx, platform.id, request.amount);
     const destinationId = request.destination.accountId;
     let tokenTo: string;
     if (destinationId.startsWith('InternalAccount:')) {
@@ -443,6 +460,7 @@ export function createMint(ctx: SandboxContext, platform: Platform, stablecoinId
       fiatHeldFrom = internalAccount(ctx, platform.id, source.accountId, STABLECOIN_BASE_CURRENCY, 'fundingSource.accountId').id;
       fiatFrom = bucketOf(fiatHeldFrom, 'held');
     }
+    if (providerUnavailable(cents)) recordRule(ctx, platform.id, amountRuleIds.id('503'));
     if (providerUnavailable(cents)) throw new ApiError(503, 'SERVICE_UNAVAILABLE', 'The stablecoin provider is temporarily unavailable; retry later.');
     const now = ctx.clock.iso();
     const id = ctx.ids.next('StablecoinOperation');
@@ -487,11 +505,12 @@ export function createMint(ctx: SandboxContext, platform: Platform, stablecoinId
 export function createBurn(ctx: SandboxContext, platform: Platform, stablecoinId: string, request: StablecoinBurnRequest): Record<string, unknown> {
   return ctx.tx(() => {
     const { coin, link } = enabledCoin(ctx, platform, stablecoinId);
-    const { units, cents } = checkAmount(request.amount);
+    const { units, cents } = checkAmount(ctx, platform.id, request.amount);
     externalAccount(ctx, platform.id, request.destination.externalAccountId, 'destination.externalAccountId', isUsdBank, 'an active USD bank account (USD_ACCOUNT)');
     const source = request.source;
     const tokenHeldFrom =
       source.type === 'SERVICE_INTERNAL_ACCOUNT' ? internalAccount(ctx, platform.id, source.accountId, coin.symbol, 'source.accountId').id : circulatingAccount(coin.id);
+    if (providerUnavailable(cents)) recordRule(ctx, platform.id, amountRuleIds.id('503'));
     if (providerUnavailable(cents)) throw new ApiError(503, 'SERVICE_UNAVAILABLE', 'The stablecoin provider is temporarily unavailable; retry later.');
     const now = ctx.clock.iso();
     const id = ctx.ids.next('StablecoinOperation');

@@ -1,7 +1,8 @@
 import { ApiError, ErrorCode, notFound } from '../../core/errors.js';
 import { currencyOf, type Currency } from '../../core/money.js';
 import type { SandboxContext } from '../../store/context.js';
-import { TRANSFER_IN_DEFAULT_AMOUNT, transferOutcomeOf, type TransferOutcome } from '../../rules/transfer-rules.js';
+import { TRANSFER_IN_DEFAULT_AMOUNT, transferInRules, transferOutcomeOf, transferOutRules, type TransferOutcome } from '../../rules/transfer-rules.js';
+import { recordRule } from '../../store/coverage.js';
 import { assertCustomerCanMoveMoney } from '../customers/index.js';
 import { getExternalAccountFor, primaryIdentifierSuffix, type ExternalAccount } from '../external-accounts/index.js';
 import { internalAccountRepo, presentInternalAccount, type InternalAccountRow } from '../internal-accounts/index.js';
@@ -148,6 +149,7 @@ export function transferOut(ctx: SandboxContext, platform: Platform, request: Tr
     const amount = request.amount ?? accountBalances(ctx, source.id).available;
     checkAmount(platform, source.currency, amount, 'OUTGOING');
     const outcome = transferOutcomeOf(primaryIdentifierSuffix(destination));
+    recordRule(ctx, platform.id, transferOutRules.of(primaryIdentifierSuffix(destination)));
     const rail = railOf(destination, request.destination.paymentRail);
     const id = ctx.ids.next('Transaction');
     const status = outcome.timing === 'later' ? 'PENDING' : outcome.outgoing.status;
@@ -179,6 +181,7 @@ export function transferIn(ctx: SandboxContext, platform: Platform, request: Tra
     const amount = request.amount ?? defaultTransferInAmount(platform, destination.currency);
     checkAmount(platform, destination.currency, amount, 'INCOMING');
     const outcome = transferOutcomeOf(primaryIdentifierSuffix(source));
+    recordRule(ctx, platform.id, transferInRules.of(primaryIdentifierSuffix(source)));
     const id = ctx.ids.next('Transaction');
     const status = outcome.timing === 'later' ? 'PENDING' : outcome.incoming.status;
     if (status === 'PENDING' || status === 'COMPLETED') {

@@ -21,7 +21,7 @@ registerResponseHandler('INCOMING_PAYMENT.PENDING', {
   acknowledges: (status) => status === 403 || status === 422,
 });
 
-export { getReceiverLookup, parseUmaAddress, resolveUmaAddress } from './service.js';
+export { checkPayRequest, getReceiverLookup, parseUmaAddress, resolveUmaAddress } from './service.js';
 export type { ReceiverLookup, ResolvedUmaAddress, UmaReceivingCurrency } from './service.js';
 export { umaTestAddresses, umaTestAddressOf } from '../../rules/uma-addresses.js';
 export type { UmaBehaviour, UmaTestAddress } from '../../rules/uma-addresses.js';

@@ -3,7 +3,8 @@ import { ApiError, invalidInput, notFound } from '../../core/errors.js';
 import { decodeCursor, paginate, type Page } from '../../core/pagination.js';
 import type { SandboxContext } from '../../store/context.js';
 import { umaProviders, type UmaProviderRow } from '../../rules/uma-providers.js';
-import { umaTestAddressOf, type UmaBehaviour } from '../../rules/uma-addresses.js';
+import { umaCounterpartyRules, umaSenderRules, umaTestAddressOf, umaTestUser, type UmaBehaviour, type UmaTestAddress } from '../../rules/uma-addresses.js';
+import { recordRule } from '../../store/coverage.js';
 import { assertCustomerCanMoveMoney, findCustomerByUmaAddress, getCustomer, type CustomerRecord } from '../customers/index.js';
 import { defaultUmaDepositAccountOf, getExternalAccountFor, type ExternalAccount } from '../external-accounts/index.js';
 import { accountsOfCustomer, type InternalAccountRow } from '../internal-accounts/index.js';
@@ -79,6 +80,22 @@ export interface ResolvedUmaAddress {
   description: string;
   /** Platform customers only. */
   customer?: { id: string; platformCustomerId: string; defaultUmaDepositAccount?: ExternalAccount };
+  /** A failing counterparty test address: what its pay request (the quote) answers. */
+  payRequestError?: NonNullable<UmaTestAddress['counterpartyError']>;
+}
+
+/** The `400` a failing counterparty answers (a UMA error of API.md), recorded as its rule. */
+function counterpartyFailure(ctx: SandboxContext, platform: Platform, address: string, error: NonNullable<UmaTestAddress['counterpartyError']>): ApiError {
+  recordRule(ctx, platform.id, umaCounterpartyRules.of(umaTestUser(address)));
+  return new ApiError(400, error.code, `${address}: ${error.message}`, { umaAddress: address }, error.retryable ? { retryAfterSeconds: 1 } : undefined);
+}
+
+/**
+ * Throws what the receiver's VASP answers a pay request with, when it is a failing
+ * counterparty (sandbox-rules.md "UMA test addresses"): called by a quote to a UMA address.
+ */
+export function checkPayRequest(ctx: SandboxContext, platform: Platform, receiver: ResolvedUmaAddress): void {
+  if (receiver.payRequestError) throw counterpartyFailure(ctx, platform, receiver.umaAddress, receiver.payRequestError);
 }
 
 /** The platform's limits for a currency, or undefined when the platform does not receive it. */
@@ -146,6 +163,7 @@ export function resolveUmaAddress(ctx: SandboxContext, platform: Platform, addre
   const canonical = parseUmaAddress(address, field);
   const test = umaTestAddressOf(canonical);
   if (test) {
+    if (test.counterpartyError?.phase === 'LOOKUP') throw counterpartyFailure(ctx, platform, test.address, test.counterpartyError);
     return {
       umaAddress: test.address,
       kind: 'SANDBOX_TEST_ADDRESS',
@@ -156,6 +174,7 @@ export function resolveUmaAddress(ctx: SandboxContext, platform: Platform, addre
       requiredPayerDataFields: test.requiredPayerDataFields.map((f) => ({ ...f })),
       counterparty: { ...test.holder, UMA_ADDRESS: test.address },
       description: test.description,
+      ...(test.counterpartyError ? { payRequestError: test.counterpartyError } : {}),
     };
   }
   const customer = findCustomerByUmaAddress(ctx, platform.id, canonical);
@@ -320,7 +339,7 @@ export function sandboxReceive(ctx: SandboxContext, platform: Platform, request:
   return ctx.tx(() => {
     const senderAddress = parseUmaAddress(request.senderUmaAddress, 'senderUmaAddress');
     const sender = umaTestAddressOf(senderAddress);
-    if (!sender) {
+    if (!sender || sender.counterpartyError) {
       throw notFound('UMA_NOT_FOUND', `${senderAddress} is not a sandbox sender; use one of the sandbox UMA test addresses (e.g. $success.usd@sandbox.uma.money).`);
     }
     const customer = receivingCustomer(ctx, platform, request);
@@ -354,6 +373,7 @@ export function sandboxReceive(ctx: SandboxContext, platform: Platform, request:
     const receiving = currencyInfo(currency);
     const sentAmount = Math.ceil((amount * 10 ** (sending.decimals - receiving.decimals)) / rate);
 
+    recordRule(ctx, platform.id, umaSenderRules.of(umaTestUser(sender.address)));
     const outcome = sender.behaviour === 'FAILS_COMPLIANCE' ? 'FAILED' : sender.behaviour === 'PENDING_LONG' ? 'PENDING' : 'COMPLETED';
     // The contract's incoming-payment webhook: on an approval rail (UMA) the payment waits
     // PENDING for the platform's answer. Sandbox default: a platform without a webhook

@@ -192,6 +192,7 @@ export class WalletAuthRepo {
       insertEnclave: db.prepare('INSERT INTO wallet_enclaves VALUES (@platform_id, @organization_id, @signer_secret, @target_secret, @otp_bundle, @created_at)'),
       credential: db.prepare('SELECT * FROM wallet_credentials WHERE platform_id = ? AND id = ?'),
       credentialsOf: db.prepare('SELECT * FROM wallet_credentials WHERE account_id = ? ORDER BY id'),
+      emailOtpAccounts: db.prepare("SELECT account_id FROM wallet_credentials WHERE platform_id = ? AND type = 'EMAIL_OTP' AND nickname = ? COLLATE NOCASE").pluck(),
       credentialByChallenge: db.prepare('SELECT id FROM wallet_credentials WHERE registration_challenge = ? AND platform_id = ?').pluck(),
       insertCredential: db.prepare(
         `INSERT INTO wallet_credentials VALUES (@id, @platform_id, @account_id, @type, @nickname, @webauthn_id, @webauthn_public_key, @webauthn_counter,
@@ -247,6 +248,10 @@ export class WalletAuthRepo {
   }
   credentialsOf(accountId: string): CredentialRow[] {
     return this.s.credentialsOf.all(accountId) as CredentialRow[];
+  }
+  /** The accounts of a platform holding an EMAIL_OTP credential for this email (any letter case). */
+  emailOtpAccounts(platformId: string, email: string): string[] {
+    return this.s.emailOtpAccounts.all(platformId, email) as string[];
   }
   registrationChallengeUsed(platformId: string, challenge: string): boolean {
     return this.s.credentialByChallenge.get(challenge, platformId) !== undefined;

@@ -8,10 +8,11 @@ import { signBundle } from '../../crypto/bundle.js';
 import { HpkeError, hpkeOpen, hpkeSeal, sealSessionSigningKey } from '../../crypto/hpke.js';
 import { BoundedCache } from '../../core/bounded-cache.js';
 import { fromHex, generateKeyPair, KeyFormatError, parsePublicKey, publicKeyOf, secretKeyFrom, toHex } from '../../crypto/keys.js';
-import { checkOidcClaims, checkOidcVerify, decodeOidcToken, OidcError, type OidcCheckOptions } from '../../crypto/oidc.js';
+import { checkOidcClaims, checkOidcVerify, decodeOidcToken, OidcError, type OidcCheckOptions, RETIRED_SANDBOX_OIDC_TOKEN } from '../../crypto/oidc.js';
 import { verifyAssertion, verifyRegistration, WebAuthnError } from '../../crypto/webauthn.js';
 import { OIDC_IAT_SKEW_SECONDS, OIDC_MAX_AGE_SECONDS, supportedOidcIssuers } from '../../rules/oidc-issuers.js';
-import { walletRules } from '../../rules/wallet-rules.js';
+import { walletLiteralRules, walletRules } from '../../rules/wallet-rules.js';
+import { recordRule } from '../../store/coverage.js';
 import { findCardForPlatform } from '../cards/index.js';
 import { getCustomer } from '../customers/index.js';
 import { internalAccountRepo, presentInternalAccount, type InternalAccountRow } from '../internal-accounts/index.js';
@@ -320,7 +321,11 @@ export async function verifyCredential(ctx: SandboxContext, platform: Platform, 
     const enclave = enclaveOf(ctx, platform);
     const attempt = await openOtpBundle(enclave, body.encryptedOtpBundle);
     // sandbox-rules.md: the OTP is fixed at 000000; any other decrypted code is 401 "Invalid OTP code".
-    if (attempt.otpCode !== walletRules.otpCode) throw unauthorized('UNAUTHORIZED', 'Invalid OTP code');
+    if (attempt.otpCode !== walletRules.otpCode) {
+      recordRule(ctx, platform.id, walletLiteralRules.id('otp.other'));
+      throw unauthorized('UNAUTHORIZED', 'Invalid OTP code');
+    }
+    recordRule(ctx, platform.id, walletLiteralRules.id('otp.000000'));
     const tek = clientKey(attempt.publicKey, 'encryptedOtpBundle.public_key');
     const signer = toHex(tek.compressed);
     return ctx.tx(() => {
@@ -347,6 +352,7 @@ export async function verifyCredential(ctx: SandboxContext, platform: Platform, 
 
   if (body.type === 'OAUTH') {
     let claims;
+    if (body.oidcToken === RETIRED_SANDBOX_OIDC_TOKEN) recordRule(ctx, platform.id, walletLiteralRules.id('oidc-token.sandbox-valid-oidc-token'));
     try {
       claims = checkOidcVerify(decodeOidcToken(body.oidcToken), { iss: credential.oidc_iss!, aud: credential.oidc_aud!, sub: credential.oidc_sub! }, body.clientPublicKey, oidcOptions(ctx));
     } catch (error) {
@@ -363,6 +369,7 @@ export async function verifyCredential(ctx: SandboxContext, platform: Platform, 
   if (body.assertion.credentialId !== credential.webauthn_id) throw unauthorized('UNAUTHORIZED', 'Assertion credentialId is not the registered passkey of this credential');
   let newCounter = credential.webauthn_counter ?? 0;
   // sandbox-rules.md: the deprecated assertion signature skips the WebAuthn checks.
+  if (body.assertion.signature === walletRules.legacyPasskeySignature) recordRule(ctx, platform.id, walletLiteralRules.id('passkey-signature.sandbox-valid-passkey-signature'));
   if (body.assertion.signature !== walletRules.legacyPasskeySignature) {
     try {
       ({ newCounter } = await verifyAssertion({
@@ -417,6 +424,7 @@ async function registrationOf(ctx: SandboxContext, platform: Platform, account: 
     }
     case 'OAUTH': {
       let identity;
+      if (body.oidcToken === RETIRED_SANDBOX_OIDC_TOKEN) recordRule(ctx, platform.id, walletLiteralRules.id('oidc-token.sandbox-valid-oidc-token'));
       try {
         const claims = decodeOidcToken(body.oidcToken);
         identity = checkOidcClaims(claims, oidcOptions(ctx));
@@ -842,6 +850,17 @@ export function guardCustomerContactChange(
   // credential later takes the current email.
   if (wallets.length === 0) return undefined;
   const repo = repoOf(ctx);
+  // An email already tied to another account's EMAIL_OTP credential cannot become this wallet's
+  // login email (contract: 409 EMAIL_OTP_EMAIL_ALREADY_EXISTS).
+  if (change.email !== undefined && change.email.toLowerCase() !== customer.email?.toLowerCase()) {
+    const own = new Set(wallets.map((w) => w.id));
+    const holder = repo.emailOtpAccounts(platform.id, change.email).find((accountId) => !own.has(accountId));
+    if (holder) {
+      throw new ApiError(409, 'EMAIL_OTP_EMAIL_ALREADY_EXISTS', `${change.email} is already the email of an EMAIL_OTP credential of another embedded wallet (${holder}); a wallet's login email must be its own.`, {
+        email: change.email,
+      });
+    }
+  }
   const tied = (type: string) => wallets.flatMap((w) => repo.credentialsOf(w.id).filter((c) => c.type === type));
   // A retry is checked even when the tied set has since emptied, so that change is a 409.
   const retry = headers.requestId !== undefined;

@@ -1,7 +1,8 @@
 import { ApiError } from '../../core/errors.js';
 import type { SandboxContext } from '../../store/context.js';
 import { parseStamp, StampError, verifyStamp } from '../../crypto/stamp.js';
-import { walletRules } from '../../rules/wallet-rules.js';
+import { walletLiteralRules, walletRules } from '../../rules/wallet-rules.js';
+import { recordRule } from '../../store/coverage.js';
 import type { SignedHeaders } from '../../server/signed-headers.js';
 import type { Platform } from '../../tenancy/index.js';
 import { WalletAuthRepo, type RequestRow, type SessionRow } from './repo.js';
@@ -122,7 +123,11 @@ export function checkStamp(
 ): SessionRow | undefined {
   if (header === undefined || header === '') throw unauthorized(WalletSignatureCode.MISSING, 'The Service-Wallet-Signature (or Grid-Wallet-Signature) header is required');
   // sandbox-rules.md: the deprecated literal is accepted without a cryptographic check.
-  if (header === walletRules.legacySignature) return undefined;
+  if (header === walletRules.legacySignature) {
+    const platformId = repoOf(ctx).settings(who.accountId)?.platform_id;
+    if (platformId) recordRule(ctx, platformId, walletLiteralRules.id('signature.sandbox-valid-signature'));
+    return undefined;
+  }
   let stamp;
   try {
     stamp = parseStamp(header);
