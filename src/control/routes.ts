@@ -17,7 +17,7 @@ import { changeRoutes } from './changes.js';
 import { requestLogRoutes } from './request-log.js';
 import { healthRoutes } from './health.js';
 import { stateRoutes } from './state-routes.js';
-import { searchRoutes } from './search-routes.js';
+import { listRoutes, searchRoutes } from './search-routes.js';
 import type { Dispatch } from './fixtures.js';
 import { seed, seedBody } from './seed.js';
 import { stablecoinControlRoutes } from './stablecoin-routes.js';
@@ -93,6 +93,7 @@ export function controlPlane(ctx: SandboxContext, areas: readonly Area[], dispat
   app.route('/logs', requestLogRoutes(ctx));
   app.route('/coverage', coverageRoutes(ctx));
   app.route('/search', searchRoutes(ctx));
+  app.route('/', listRoutes(ctx));
   app.route('/', stateRoutes(ctx, areas, dispatch));
   app.route('/', stablecoinControlRoutes(ctx));
 

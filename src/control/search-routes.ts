@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { ApiError, ErrorCode } from '../core/errors.js';
 import { searchCustomers } from '../resources/customers/index.js';
+import { listQuotes } from '../resources/quotes/index.js';
 import type { SandboxContext } from '../store/context.js';
 import type { AppEnv } from '../server/env.js';
 
@@ -27,5 +28,27 @@ export function searchRoutes(ctx: SandboxContext): Hono<AppEnv> {
     if (cursor !== undefined && cursor.length > 2048) throw invalid('cursor', { maxLength: 2048 }, 'use the nextCursor of the previous page');
     return c.json(searchCustomers(ctx, c.get('platform').id, { q, order, limit, cursor }));
   });
+  return app;
+}
+
+/** The query of a plain control-plane list: `order`, `limit`, `cursor`. */
+function listQuery(c: { req: { query: (name: string) => string | undefined } }) {
+  const order = c.req.query('order') ?? 'asc';
+  if (order !== 'asc' && order !== 'desc') throw invalid('order', { enum: ['asc', 'desc'] }, 'order is asc (oldest first) or desc (newest first)');
+  const limitText = c.req.query('limit') ?? '20';
+  const limit = Number(limitText);
+  if (!/^\d+$/.test(limitText) || limit < 1 || limit > 100) throw invalid('limit', { minimum: 1, maximum: 100 }, 'limit is a whole number from 1 to 100');
+  const cursor = c.req.query('cursor');
+  if (cursor !== undefined && !/^[A-Za-z]+:[0-9a-f-]{36}$/.test(cursor)) throw invalid('cursor', { format: 'id' }, 'use the nextCursor of the previous page');
+  return { order, limit, after: cursor } as const;
+}
+
+/**
+ * Lists the contract has no operation for, which the terminal UI shows:
+ * `GET /_sandbox/quotes?order=&limit=&cursor=` (each quote as `GET /quotes/{id}` answers it).
+ */
+export function listRoutes(ctx: SandboxContext): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.get('/quotes', (c) => c.json(listQuotes(ctx, c.get('platform').id, listQuery(c))));
   return app;
 }
