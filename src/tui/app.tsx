@@ -603,6 +603,7 @@ export function App({ client, views, log, color = colorsEnabled(), clockEveryMs 
     if (key.escape) {
       if (!st.filter) return setMessage('no filter to clear');
       st.filter = '';
+      if (v.orderLabel) st.order = v.defaultOrder ?? 'asc';
       st.index = 0;
       st.top = 0;
       storeOf(v);
@@ -625,6 +626,9 @@ export function App({ client, views, log, color = colorsEnabled(), clockEveryMs 
         back: { kind: 'list' },
         submit: (text) => {
           st.filter = text.trim();
+          // A list ordered by something else when filtered (a search, by the matched text) starts at its A.
+          if (v.orderLabel?.('asc', st.filter)) st.order = 'asc';
+          else if (v.orderLabel) st.order = v.defaultOrder ?? 'asc';
           st.index = 0;
           st.top = 0;
           storeOf(v);
