@@ -106,7 +106,11 @@ const ID_IN_TEXT = /\b([A-Z][A-Za-z]+:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-
 const SEQUENTIAL_END_LIMIT = 5000;
 
 const orderName = (order: Order) => (order === 'desc' ? 'newest first' : 'oldest first');
-const describeError = (error: unknown) => (error instanceof Error ? error.message : String(error));
+/** An error for the status line: the sandbox's message and the first field at fault. */
+const describeError = (error: unknown) => {
+  if (error instanceof RequestError && error.fields.length) return `${error.message} (${error.fields[0]!.field}: ${error.fields[0]!.message})`;
+  return error instanceof Error ? error.message : String(error);
+};
 
 /** The terminal UI: tabs of resource views, a windowed list, detail, forms, prompts, a live status line. */
 export function App({ client, views, log, color = colorsEnabled(), clockEveryMs = 5000, onExit, onSwitch }: AppProps) {
@@ -386,7 +390,10 @@ export function App({ client, views, log, color = colorsEnabled(), clockEveryMs 
           const name = [f.field, f.field.split('.').at(-1)!, f.field.split('.')[0]!].find((n) => names.has(n));
           if (name) form.errors[name] = form.errors[name] ? `${form.errors[name]}; ${f.message}` : f.message;
         }
-        setMessage(`failed: ${describeError(error)}${fields.length && !Object.keys(form.errors).length ? ` (${fields.map((f) => f.field).join(', ')})` : ''}`);
+        // The first field the sandbox refused takes the focus.
+        const first = form.spec.fields.findIndex((f) => form.errors[f.name]);
+        if (first >= 0) form.focus = first;
+        setMessage(`failed: ${describeError(error)}`);
       },
     );
     redraw();

@@ -103,7 +103,8 @@ function prepare(ctx: SandboxContext) {
   return {
     range: { asc: range('asc', false), desc: range('desc', false), ascAfter: range('asc', true), descAfter: range('desc', true) },
     all: { asc: all('asc', false), desc: all('desc', false), ascAfter: all('asc', true), descAfter: all('desc', true) },
-    countRange: db.prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM customer_search WHERE platform_id = @platform AND key >= @lo AND key < @hi LIMIT @cap)`),
+    // Customers, not keys: one matching on its name and its email counts once.
+    countRange: db.prepare(`SELECT count(DISTINCT customer_id) AS n FROM (SELECT customer_id FROM customer_search WHERE platform_id = @platform AND key >= @lo AND key < @hi LIMIT @cap)`),
     countAll: db.prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM customers WHERE platform_id = @platform AND is_deleted = 0 LIMIT @cap)`),
   };
 }

@@ -57,7 +57,7 @@ const simulate = (key: string, label: string, kind: 'authorization' | 'clearing'
     let body: Record<string, unknown>;
     if (kind === 'authorization') {
       const amount = parseMoney(words[0] ?? '', decimalsOf(card));
-      body = { amount, currency, merchant: { descriptor: words.slice(1).join(' ') || 'Sandbox Merchant' } };
+      body = { amount, currency: { code: currency }, merchant: { descriptor: words.slice(1).join(' ') || 'Sandbox Merchant' } };
     } else {
       const [cardTransactionId, amountText] = words;
       if (!cardTransactionId || !amountText) throw new Error('type the card transaction id and an amount');
