@@ -820,7 +820,8 @@ export function App({ client, views, log, color = colorsEnabled(), clockEveryMs 
     );
     const widths = fitColumns(natural, view.columns.map((column) => column.width === 0), width);
     const header = `  ${view.columns.map((column, k) => cell(column.header, widths[k]!, column.align)).join(' ')}`;
-    const empty = store.error ? `error: ${store.error}` : store.loaded ? (st.filter ? `nothing matches "${st.filter}" (Esc clears)` : 'nothing yet') : 'loading...';
+    // A view that needs a filter first says so (its load refuses without one): not an error.
+    const empty = store.error ? (store.error.startsWith('type / ') ? store.error : `error: ${store.error}`) : store.loaded ? (st.filter ? `nothing matches "${st.filter}" (Esc clears)` : 'nothing yet') : 'loading...';
     body = (
       <Box flexDirection="column" height={listHeight + 1}>
         <Text bold>{cell(header, width)}</Text>

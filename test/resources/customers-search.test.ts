@@ -87,3 +87,40 @@ describe('customer search', () => {
     }
   });
 });
+
+describe('GET /_sandbox/quotes (the UI lists quotes; the contract has no list)', () => {
+  it('lists the platform quotes both ways with cursors, each as GET /quotes/{id} answers it; bad input is an envelope', async () => {
+    const api = await s.api.newPlatform();
+    const customer = (await api.post('/customers', { customerType: 'INDIVIDUAL', fullName: 'Quote Maker', birthDate: '1990-01-15', nationality: 'US', currencies: ['USD'] })).body;
+    const usd = (await api.get(`/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}`)).body.data[0].id;
+    expect((await api.post(`/sandbox/internal-accounts/${encodeURIComponent(usd)}/fund`, { amount: 100_000 })).status).toBe(200);
+    const payee = await api.post('/customers/external-accounts', {
+      customerId: customer.id,
+      currency: 'USD',
+      accountInfo: { accountType: 'USD_ACCOUNT', accountNumber: '12345678901', routingNumber: '021000021', bankAccountType: 'CHECKING', beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Pat Payee', countryOfResidence: 'US', address: { line1: '1 Main Street', postalCode: '94105', country: 'US' } } },
+    });
+    expect(payee.status).toBe(201);
+    const made: string[] = [];
+    for (const amount of [1000, 2000, 3000]) {
+      const quote = await api.post('/quotes', { source: { sourceType: 'ACCOUNT', accountId: usd }, destination: { destinationType: 'ACCOUNT', accountId: payee.body.id }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: amount });
+      expect(quote.status, JSON.stringify(quote.body)).toBe(201);
+      made.push(quote.body.id);
+    }
+    const newest = await api.get('/_sandbox/quotes?order=desc&limit=2');
+    expect(newest.status).toBe(200);
+    expect(newest.body.data.map((q: { id: string }) => q.id)).toEqual([made[2], made[1]]);
+    expect(newest.body).toMatchObject({ hasMore: true, totalCount: 3 });
+    for (const quote of newest.body.data) expect(quote).toEqual((await api.get(`/quotes/${encodeURIComponent(quote.id)}`)).body);
+    const rest = await api.get(`/_sandbox/quotes?order=desc&limit=2&cursor=${encodeURIComponent(newest.body.nextCursor)}`);
+    expect(rest.body.data.map((q: { id: string }) => q.id)).toEqual([made[0]]);
+    expect(rest.body.hasMore).toBe(false);
+    expect((await api.get('/_sandbox/quotes')).body.data.map((q: { id: string }) => q.id)).toEqual(made);
+    // Another platform sees none of them.
+    expect((await s.api.get('/_sandbox/quotes?limit=100')).body.data.map((q: { id: string }) => q.id)).not.toContain(made[0]);
+    for (const [query, field] of [['limit=101', 'limit'], ['order=sideways', 'order'], ['cursor=not-an-id', 'cursor']] as const) {
+      const res = await api.get(`/_sandbox/quotes?${query}`);
+      expect(res.status, query).toBe(400);
+      expect(res.body.details.errors[0].field).toBe(field);
+    }
+  });
+});

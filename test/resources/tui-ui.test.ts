@@ -6,7 +6,7 @@ import { render } from 'ink-testing-library';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { App, layoutColumns } from '../../src/tui/app.js';
 import { SandboxClient } from '../../src/tui/client.js';
-import { cell, colorsEnabled, formatMoney, parseDuration, parseMoney, statusColor } from '../../src/tui/format.js';
+import { cell, colorsEnabled, fitColumns, formatMoney, parseDuration, parseMoney, relativeTime, statusColor } from '../../src/tui/format.js';
 import { views } from '../../src/tui/views/index.js';
 import { type Api, useSandbox } from '../helpers/sandbox.js';
 
@@ -339,6 +339,24 @@ describe('terminal UI: large lists and terminal manners', () => {
   });
 });
 
+describe('terminal UI: NO_COLOR reaches the request log pane', () => {
+  it('a log line written in colour shows without its colour codes when colours are off, and with them when on', async () => {
+    const api = await s.api.newPlatform();
+    const line = '\u001B[32m12:00:00.000 GET    /2025-10-13/customers 200\u001B[39m';
+    const log = { lines: () => [line], subscribe: () => () => {} };
+    const client = new SandboxClient({ url: s.sandbox.origin, clientId: api.clientId, clientSecret: api.clientSecret });
+    const plain = render(h(App, { client, views, log, color: false }));
+    mounted.push(plain);
+    const colored = render(h(App, { client, views, log, color: true }));
+    mounted.push(colored);
+    const deadline = Date.now() + 10_000;
+    while (!(plain.lastFrame() ?? '').includes('request log') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(plain.lastFrame()).toContain('12:00:00.000 GET    /2025-10-13/customers 200');
+    expect(plain.lastFrame()).not.toMatch(/\u001B\[3\dm/);
+    expect(colored.lastFrame()).toContain(line);
+  });
+});
+
 describe('terminal UI: formatting', () => {
   it('formats and parses amounts, durations and cells', () => {
     expect(formatMoney({ amount: 123456789, currency: { code: 'USD', decimals: 2 } })).toBe('$1,234,567.89 USD');
@@ -360,6 +378,15 @@ describe('terminal UI: formatting', () => {
       expect(widths[2]).toBeGreaterThanOrEqual(8);
     }
     expect(layoutColumns([10, 0], 100)).toEqual([10, 87]);
+    // Sized to content: a short name column does not take half the screen; a narrow terminal cuts the widest first.
+    expect(fitColumns([10, 8, 20], [true, false, false], 80)).toEqual([48, 8, 20]);
+    const narrow = fitColumns([40, 8, 30], [true, false, false], 60);
+    expect(narrow.reduce((sum, w) => sum + w, 0)).toBeLessThanOrEqual(60 - 2 - 2);
+    expect(narrow[1]).toBe(8);
+    const now = Date.parse('2026-01-01T12:00:00Z');
+    expect(relativeTime('2026-01-01T11:55:00Z', now)).toBe('5m ago');
+    expect(relativeTime('2026-01-01T14:00:00Z', now)).toBe('in 2h');
+    expect(relativeTime('2026-01-01T12:00:02Z', now)).toBe('now');
   });
 });
 
