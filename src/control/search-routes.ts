@@ -19,27 +19,22 @@ export function searchRoutes(ctx: SandboxContext): Hono<AppEnv> {
   app.get('/customers', (c) => {
     const q = c.req.query('q') ?? '';
     if (q.length > 200) throw invalid('q', { maxLength: 200 }, 'search for at most 200 characters');
-    const order = c.req.query('order') ?? 'asc';
-    if (order !== 'asc' && order !== 'desc') throw invalid('order', { enum: ['asc', 'desc'] }, 'order is asc (oldest first) or desc (newest first)');
-    const limitText = c.req.query('limit') ?? '20';
-    const limit = Number(limitText);
-    if (!/^\d+$/.test(limitText) || limit < 1 || limit > 100) throw invalid('limit', { minimum: 1, maximum: 100 }, 'limit is a whole number from 1 to 100');
-    const cursor = c.req.query('cursor');
-    if (cursor !== undefined && cursor.length > 2048) throw invalid('cursor', { maxLength: 2048 }, 'use the nextCursor of the previous page');
+    // A search's cursor is its own (the matched text and the id), checked by the search.
+    const { order, limit, after: cursor } = pageQuery(c, (text) => text.length <= 2048);
     return c.json(searchCustomers(ctx, c.get('platform').id, { q, order, limit, cursor }));
   });
   return app;
 }
 
-/** The query of a plain control-plane list: `order`, `limit`, `cursor`. */
-function listQuery(c: { req: { query: (name: string) => string | undefined } }) {
+/** `order` (asc, the default, or desc), `limit` (1-100, default 20) and `cursor` of a control-plane page. */
+function pageQuery(c: { req: { query: (name: string) => string | undefined } }, cursorOk: (cursor: string) => boolean = (text) => /^[A-Za-z]+:[0-9a-f-]{36}$/.test(text)) {
   const order = c.req.query('order') ?? 'asc';
   if (order !== 'asc' && order !== 'desc') throw invalid('order', { enum: ['asc', 'desc'] }, 'order is asc (oldest first) or desc (newest first)');
   const limitText = c.req.query('limit') ?? '20';
   const limit = Number(limitText);
   if (!/^\d+$/.test(limitText) || limit < 1 || limit > 100) throw invalid('limit', { minimum: 1, maximum: 100 }, 'limit is a whole number from 1 to 100');
   const cursor = c.req.query('cursor');
-  if (cursor !== undefined && !/^[A-Za-z]+:[0-9a-f-]{36}$/.test(cursor)) throw invalid('cursor', { format: 'id' }, 'use the nextCursor of the previous page');
+  if (cursor !== undefined && !cursorOk(cursor)) throw invalid('cursor', { format: 'nextCursor' }, 'use the nextCursor of the previous page');
   return { order, limit, after: cursor } as const;
 }
 
@@ -49,6 +44,6 @@ function listQuery(c: { req: { query: (name: string) => string | undefined } }) 
  */
 export function listRoutes(ctx: SandboxContext): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  app.get('/quotes', (c) => c.json(listQuotes(ctx, c.get('platform').id, listQuery(c))));
+  app.get('/quotes', (c) => c.json(listQuotes(ctx, c.get('platform').id, pageQuery(c))));
   return app;
 }

@@ -40,3 +40,7 @@ class NameCache {
 }
 
 export const customerNames = new NameCache();
+
+/** A column's text for the customer an id names: the name once known, the id's end meanwhile, `none` without an id. */
+export const customerCell = (client: SandboxClient, id: string | undefined | null, none = ''): string =>
+  id ? (customerNames.of(client, id) ?? `…${id.slice(-8)}`) : none;

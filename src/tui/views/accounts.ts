@@ -1,5 +1,6 @@
 import { formatMoney, parseMoney, shortId, statusColor, type Money } from '../format.js';
-import { customerNames } from '../names.js';
+import { customerCell } from '../names.js';
+import { newQuoteForm } from './quotes.js';
 import { contractPage, fieldsOf, filterHintOf, filterQuery, type ResourceView } from './types.js';
 
 /** An internal account as the contract returns it. */
@@ -20,7 +21,7 @@ export const accountsView: ResourceView<InternalAccountRow> = {
   id: 'accounts',
   title: 'Accounts',
   columns: [
-    { header: 'OWNER', width: 0, value: (a, client) => (a.customerId ? (customerNames.of(client, a.customerId) ?? shortId(a.customerId)) : 'platform') },
+    { header: 'OWNER', width: 0, value: (a, client) => customerCell(client, a.customerId, 'platform') },
     { header: 'TYPE', width: 24, value: (a) => a.type },
     { header: 'STATUS', width: 8, value: (a) => a.status, color: (a) => statusColor(a.status) },
     { header: 'BALANCE', width: 24, value: (a) => formatMoney(a.balance), align: 'right' },
@@ -67,6 +68,7 @@ export const accountsView: ResourceView<InternalAccountRow> = {
       { title: 'Latest transactions', lines: transactions.data.map((t) => `${t.id}  ${t.type}  ${t.status}  ${formatMoney(t.sentAmount ?? t.receivedAmount)}  ${t.createdAt ?? ''}`) },
     ];
   },
+  forms: [newQuoteForm],
   actions: [
     {
       key: 'f',

@@ -1,5 +1,5 @@
 import { formatMoney, shortId, statusColor, whenCell } from '../format.js';
-import { customerNames } from '../names.js';
+import { customerCell } from '../names.js';
 import { contractListView, fieldsOf } from './types.js';
 
 /** An agent action as `GET /agents/approvals` returns it. */
@@ -33,7 +33,7 @@ export const approvalsView = {
     idPrefix: 'AgentAction',
     columns: [
       { header: 'ASKED', width: 20, value: (a) => whenCell(a.createdAt) },
-      { header: 'CUSTOMER', width: 0, value: (a, client) => (a.customerId ? (customerNames.of(client, a.customerId) ?? shortId(a.customerId)) : '') },
+      { header: 'CUSTOMER', width: 0, value: (a, client) => customerCell(client, a.customerId, '') },
       { header: 'TYPE', width: 16, value: (a) => a.type },
       { header: 'AMOUNT', width: 22, value: amountOf, align: 'right' },
       { header: 'STATUS', width: 17, value: (a) => a.status, color: (a) => statusColor(a.status) },
@@ -94,7 +94,7 @@ export const agentsView = contractListView<AgentRow>({
   idPrefix: 'Agent',
   columns: [
     { header: 'NAME', width: 0, value: (a) => a.name ?? '' },
-    { header: 'CUSTOMER', width: 24, value: (a, client) => (a.customerId ? (customerNames.of(client, a.customerId) ?? shortId(a.customerId)) : '') },
+    { header: 'CUSTOMER', width: 24, value: (a, client) => customerCell(client, a.customerId, '') },
     { header: 'STATE', width: 8, value: (a) => (a.isPaused ? 'PAUSED' : 'ACTIVE'), color: (a) => statusColor(a.isPaused ? 'FROZEN' : 'ACTIVE') },
     { header: 'CONNECTED', width: 9, value: (a) => (a.isConnected ? 'yes' : 'no') },
     { header: 'CREATED', width: 20, value: (a) => whenCell(a.createdAt) },

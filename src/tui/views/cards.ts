@@ -1,5 +1,5 @@
 import { formatMoney, parseMoney, shortId, statusColor, whenCell } from '../format.js';
-import { customerNames } from '../names.js';
+import { customerCell } from '../names.js';
 import type { SandboxClient } from '../client.js';
 import { contractListView, type ViewAction } from './types.js';
 
@@ -94,7 +94,7 @@ export const cardsView = contractListView<CardRow>({
   idPrefix: 'Card',
   columns: [
     { header: 'CREATED', width: 20, value: (c) => whenCell(c.createdAt) },
-    { header: 'HOLDER', width: 0, value: (c, client) => customerNames.of(client, c.cardholderId) ?? shortId(c.cardholderId) },
+    { header: 'HOLDER', width: 0, value: (c, client) => customerCell(client, c.cardholderId) },
     { header: 'CARD', width: 16, value: (c) => `${c.brand ?? ''} ${c.last4 ? `•••• ${c.last4}` : ''}`.trim() },
     { header: 'CUR', width: 5, value: (c) => c.currency ?? '' },
     { header: 'STATE', width: 10, value: (c) => c.state, color: (c) => statusColor(c.state) },

@@ -1,6 +1,7 @@
 import { shortId, statusColor } from '../format.js';
-import { customerNames } from '../names.js';
+import { customerCell } from '../names.js';
 import { newExternalAccountForm } from './customers.js';
+import { newQuoteForm } from './quotes.js';
 import { contractListView } from './types.js';
 
 /** An external account as the contract returns it. */
@@ -30,7 +31,7 @@ export const externalAccountsView = {
     filters: { customer: 'customerId', currency: 'currency' },
     idPrefix: 'ExternalAccount',
     columns: [
-      { header: 'OWNER', width: 0, value: (a, client) => (a.customerId ? (customerNames.of(client, a.customerId) ?? shortId(a.customerId)) : 'platform') },
+      { header: 'OWNER', width: 0, value: (a, client) => customerCell(client, a.customerId, 'platform') },
       { header: 'BENEFICIARY', width: 24, value: (a) => a.accountInfo?.beneficiary?.fullName ?? a.accountInfo?.beneficiary?.legalName ?? '' },
       { header: 'CUR', width: 5, value: (a) => a.currency },
       { header: 'TYPE', width: 18, value: (a) => `${a.accountInfo?.accountType ?? ''} ${numberOf(a)}`.trim() },
@@ -49,5 +50,5 @@ export const externalAccountsView = {
       },
     ],
   }),
-  forms: [newExternalAccountForm],
+  forms: [newExternalAccountForm, newQuoteForm],
 };

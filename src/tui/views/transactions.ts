@@ -1,5 +1,5 @@
 import { formatMoney, shortId, statusColor, whenCell, type Money } from '../format.js';
-import { customerNames } from '../names.js';
+import { customerCell } from '../names.js';
 import { fieldsOf, filterHintOf, filterQuery, contractPage, type ResourceView } from './types.js';
 
 /** A transaction as the contract returns it (the fields the view reads). */
@@ -28,7 +28,7 @@ export const transactionsView: ResourceView<TransactionRow> = {
   title: 'Transactions',
   columns: [
     { header: 'TIME', width: 20, value: (t) => whenCell(t.createdAt) },
-    { header: 'CUSTOMER', width: 0, value: (t, client) => (t.customerId ? (customerNames.of(client, t.customerId) ?? shortId(t.customerId)) : 'platform') },
+    { header: 'CUSTOMER', width: 0, value: (t, client) => customerCell(client, t.customerId, 'platform') },
     { header: 'TYPE', width: 9, value: (t) => t.type },
     { header: 'STATUS', width: 12, value: (t) => t.status, color: (t) => statusColor(t.status) },
     { header: 'AMOUNT', width: 24, value: amountOf, align: 'right' },
