@@ -771,6 +771,8 @@ export function App({ client, views, log, color = colorsEnabled(), clockEveryMs 
   } else if (mode.kind === 'form' || (mode.kind !== 'list' && mode.kind !== 'detail' && 'back' in mode && mode.back.kind === 'form')) {
     const form = (mode.kind === 'form' ? mode : (mode as { back: Extract<Mode, { kind: 'form' }> }).back).form;
     const labelWidth = Math.max(...form.spec.fields.map((f) => f.label.length)) + 2;
+    // Values as wide as the longest one (ids are long), the rest of the line for hints and errors.
+    const valueWidth = Math.max(12, Math.min(width - labelWidth - 16, Math.max(24, ...form.spec.fields.map((f) => (form.values[f.name] ?? '').length + 6))));
     body = (
       <Box flexDirection="column" height={listHeight + 1}>
         <Text bold>{cell(`${form.spec.title}  (Tab/arrows move, Enter next/submit, Esc cancel${form.spec.fields.some((f) => f.choices) ? ', Space/<-/-> choose' : ''})`, width)}</Text>
@@ -782,8 +784,8 @@ export function App({ client, views, log, color = colorsEnabled(), clockEveryMs 
           return (
             <Box key={f.name}>
               <Text inverse={focused}>{cell(`${focused ? '>' : ' '} ${f.label}`, labelWidth)}</Text>
-              <Text>{cell(` ${shown || (focused ? '' : (f.placeholder ?? ''))}`, Math.max(10, Math.floor((width - labelWidth) / 2)))}</Text>
-              <Text color={c(error ? 'red' : 'gray')}>{cell(error ? ` ! ${error}` : f.hint ? ` ${f.hint}` : '', Math.max(0, width - labelWidth - Math.max(10, Math.floor((width - labelWidth) / 2))))}</Text>
+              <Text>{cell(` ${shown || (focused ? '' : (f.placeholder ?? ''))}`, valueWidth)}</Text>
+              <Text color={c(error ? 'red' : 'gray')}>{cell(error ? ` ! ${error}` : f.hint ? ` ${f.hint}` : '', Math.max(0, width - labelWidth - valueWidth))}</Text>
             </Box>
           );
         })}
