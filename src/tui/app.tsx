@@ -324,7 +324,7 @@ export function App({ client, views, log, color = colorsEnabled(), clockEveryMs 
     const v = viewOfId(id);
     if (!v || !v.fetch) return setMessage(`no view opens ${id.slice(0, id.indexOf(':'))} ids`);
     setMessage(`opening ${id}...`);
-    v.fetch(client, id).then(
+    v.fetch(client, id, frame()?.row).then(
       (row) => {
         ui.current.message = `${ui.current.trail.length + 1} deep: Backspace goes back`;
         openDetail(v, row);

@@ -112,6 +112,30 @@ describe('terminal UI: customers', () => {
     await ui.see(/> Live Arrival\s+INDIVIDUAL/);
   });
 
+  it("Enter on an id in a detail opens that record (an internal account from its customer's detail); Backspace goes back", async () => {
+    const api = await s.api.newPlatform();
+    const customer = await createPerson(api, 'Thread Person');
+    const account = ((await api.get(`/customers/internal-accounts?customerId=${customer.id}`)).body.data as { id: string }[])[0]!;
+    await api.post(`/sandbox/internal-accounts/${account.id}/fund`, { amount: 1234 });
+    const ui = mount(api);
+    await ui.see('Thread Person');
+    await ui.press(KEY.enter);
+    await ui.see(`${account.id}  INTERNAL_FIAT  ACTIVE  $12.34 USD`);
+    // Tab jumps from id to id: the customer's own, then its account.
+    await ui.press('\t', '\t');
+    await ui.see(`> ${account.id}`);
+    await ui.press(KEY.enter);
+    await ui.see(`Customers > Accounts: ${account.id}`);
+    await ui.see('balance                    $12.34 USD');
+    await ui.press('G');
+    await ui.see('Latest transactions');
+    await ui.see(/Transaction:\S+\s+INCOMING\s+COMPLETED\s+\$12\.34 USD/);
+    await ui.press('\u007F');
+    await ui.see(`Customers: ${customer.id}`);
+    await ui.press(KEY.escape);
+    await ui.see(/> Thread Person\s+INDIVIDUAL/);
+  });
+
   it('/ filters the list and Esc clears it; w triggers the webhook of the selected customer', async () => {
     const api = await s.api.newPlatform();
     await createPerson(api, 'Alpha Person');

@@ -44,8 +44,23 @@ export const accountsView: ResourceView<InternalAccountRow> = {
   },
   key: (a) => a.id,
   idPrefix: 'InternalAccount',
-  fetch: async (client, id) => {
-    // The contract has no GET of one internal account: its owner's list, or the platform's.
+  fetch: async (client, id, from) => {
+    // The contract has no GET of one internal account: its owner's list (the customers the
+    // record it was opened from names), the platform's, then the customers' lists page by page.
+    const owners = new Set<string>();
+    const walk = (value: unknown, depth: number) => {
+      if (depth > 3 || value === null || typeof value !== 'object') return;
+      for (const v of Object.values(value)) {
+        if (typeof v === 'string' && v.startsWith('Customer:')) owners.add(v);
+        else walk(v, depth + 1);
+      }
+    };
+    walk(from, 0);
+    for (const owner of [...owners].slice(0, 5)) {
+      const page = await contractPage<InternalAccountRow>(client, '/customers/internal-accounts', undefined, 100, new URLSearchParams({ customerId: owner })).catch(() => undefined);
+      const found = page?.rows.find((a) => a.id === id);
+      if (found) return found;
+    }
     const all = await client.api<{ data: InternalAccountRow[] }>('GET', '/platform/internal-accounts');
     const own = all.data.find((a) => a.id === id);
     if (own) return own;
@@ -57,7 +72,7 @@ export const accountsView: ResourceView<InternalAccountRow> = {
       if (!page.nextCursor) break;
       cursor = page.nextCursor;
     }
-    throw new Error(`no internal account ${id} found`);
+    throw new Error(`${id} is not among the accounts of the customers this record names, nor the first 5,000; / customer=… in Accounts finds it`);
   },
   detail: async (client, row) => {
     const transactions = await client

@@ -54,7 +54,7 @@ const when = (iso: unknown) => (typeof iso === 'string' ? relativeTime(iso) : ''
 /** A customer's detail: the record, then everything that names it, each line's id followable with Enter. */
 export async function customerDetail(client: SandboxClient, row: CustomerRow): Promise<DetailSection[]> {
   const id = encodeURIComponent(row.id);
-  const [customer, accounts, external, transactions, cards, agents, events, verifications, documents, owners] = await Promise.all([
+  const [customer, accounts, external, transactions, cards, agents, events, verifications, documents, owners, sca] = await Promise.all([
     client.api<CustomerRow>('GET', `/customers/${id}`),
     list(client, `/customers/internal-accounts?customerId=${id}&limit=100`),
     list(client, `/customers/external-accounts?customerId=${id}&limit=100`),
@@ -65,6 +65,7 @@ export async function customerDetail(client: SandboxClient, row: CustomerRow): P
     list(client, `/verifications?customerId=${id}`),
     list(client, `/documents?documentHolder=${id}`),
     row.customerType === 'BUSINESS' ? list(client, `/beneficial-owners?customerId=${id}`) : Promise.resolve({ data: [] }),
+    client.control<{ factors?: { id?: string; type?: string; status?: string }[]; sessionExpiresAt: string | null; locked: boolean; stepUpPending: boolean }>('GET', `/sca/state?customerId=${id}`).catch(() => undefined),
   ]);
   // Quotes have no list in the contract: the ones behind the customer's transactions.
   const quoteIds = [...new Set(transactions.data.map((t) => t.quoteId).filter((q): q is string => typeof q === 'string'))];
@@ -83,6 +84,15 @@ export async function customerDetail(client: SandboxClient, row: CustomerRow): P
     { title: `Quotes (${quotes.filter(Boolean).length})`, lines: quotes.filter((q): q is QuoteRow => q !== undefined).map((q) => `${q.id}  ${q.status}  ${sending(q)} -> ${receiving(q)}`) },
     { title: `Cards (${cards.data.length})`, lines: cards.data.map((c) => `${c.id}  ${c.state}  ${c.brand ?? ''} ${c.last4 ? `•••• ${c.last4}` : ''}`) },
     { title: `Agents (${agents.data.length})`, lines: agents.data.map((a) => `${a.id}  ${a.name ?? ''}  ${a.isPaused ? 'paused' : 'active'}${a.isConnected ? ' connected' : ''}`) },
+    {
+      title: 'SCA (the SCA view: / customer=…)',
+      lines: sca
+        ? [
+            `session ${sca.sessionExpiresAt ? `live until ${sca.sessionExpiresAt}` : 'none'}; ${sca.locked ? 'LOCKED' : 'not locked'}${sca.stepUpPending ? '; step-up pending' : ''}`,
+            ...(sca.factors ?? []).map((f) => `factor ${f.type ?? ''} ${f.status ?? ''} ${f.id ?? ''}`.trim()),
+          ]
+        : [],
+    },
     { title: `Webhook events (latest ${events.data.length})`, lines: events.data.map((e) => `${e.id}  ${e.type}  ${e.status}  ${when(e.timestamp)}`) },
     {
       title: `Verifications (${verifications.data.length})`,

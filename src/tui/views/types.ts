@@ -107,8 +107,8 @@ export interface ResourceView<Row = Record<string, unknown>> {
   detail?: (client: SandboxClient, row: Row) => Promise<DetailSection[]>;
   /** The prefix of this view's ids (`Customer`): Enter on such an id in any detail opens it here. */
   idPrefix?: string | string[];
-  /** The row of an id, for opening it from another detail. */
-  fetch?: (client: SandboxClient, id: string) => Promise<Row>;
+  /** The row of an id, for opening it from another detail (`from`: the record whose detail names it). */
+  fetch?: (client: SandboxClient, id: string, from?: unknown) => Promise<Row>;
   actions?: ViewAction<Row>[];
   /** Forms to create records (a customer, an external account, a quote). */
   forms?: FormSpec[];
