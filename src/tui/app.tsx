@@ -146,6 +146,11 @@ export function App({ client, views, log, color = colorsEnabled(), clockEveryMs 
     const key = `${v.id}\u0000${st.order}\u0000${st.filter}`;
     let store = stores.current.get(key);
     if (!store) {
+      // A view keeps its unfiltered list and the one on screen; lists of earlier searches go.
+      for (const old of [...stores.current.keys()]) {
+        const [id, , filter] = old.split('\u0000');
+        if (id === v.id && filter) stores.current.delete(old);
+      }
       store = new ListStore(v, client, st.order, st.filter);
       stores.current.set(key, store);
       const s = store;
