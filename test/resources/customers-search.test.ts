@@ -73,6 +73,20 @@ describe('customer search', () => {
     expect(next.body.data[0].id).toBe(made.at(-2)!.id);
   });
 
+  it('keys follow a KYC decision (unchanged), a reset (gone) and a snapshot import (back)', async () => {
+    const api = await s.api.newPlatform();
+    const made = (await api.post('/customers', { customerType: 'INDIVIDUAL', fullName: 'Snap Shot 001', birthDate: '1990-01-15', nationality: 'US' })).body;
+    expect((await api.post(`/_sandbox/customers/${encodeURIComponent(made.id)}/kyc-decision`, { decision: 'APPROVED' })).status).toBe(200);
+    const found = await api.get('/_sandbox/search/customers?q=snap%20shot');
+    expect(found.body.data).toMatchObject([{ id: made.id, kycStatus: 'APPROVED', matchedOn: ['name'] }]);
+    const snapshot = (await api.get('/_sandbox/snapshot')).body;
+    expect(Object.keys(snapshot.tables)).not.toContain('customer_search');
+    expect((await api.post('/_sandbox/reset')).status).toBe(200);
+    expect((await api.get('/_sandbox/search/customers?q=snap')).body.data).toEqual([]);
+    expect((await api.post('/_sandbox/snapshot', snapshot)).status).toBe(200);
+    expect((await api.get('/_sandbox/search/customers?q=snap')).body.data).toMatchObject([{ id: made.id, kycStatus: 'APPROVED' }]);
+  });
+
   it("never shows another platform's customers; bad input is a 400 envelope naming the field", async () => {
     const tag = unique('iso').replace(/[^a-z0-9]/gi, '').toLowerCase();
     const mine = await customer(`Zi${tag} Mine`);

@@ -12,7 +12,8 @@ import { findCustomer, presentCustomer } from './service.js';
  * is written, created, updated, deleted, reset, imported, keeps them, and the customers' own
  * storage stays the repo's business). One row per key: a customer matching on two keys (a name and
  * an email both starting with "jane") appears under both; the UI shows each customer once.
- * Deleted customers have no keys.
+ * Deleted customers have no keys. An update that changes none of the keyed columns (a KYC
+ * decision, a contact verification) leaves them alone.
  */
 const KEYS: [kind: string, expression: (row: string) => string][] = [
   ['name', (r) => `lower(coalesce(json_extract(${r}.profile, '$.fullName'), json_extract(${r}.profile, '$.businessInfo.legalName')))`],
@@ -38,7 +39,10 @@ export const customerSearchMigrations: Migration[] = [
     CREATE TRIGGER customer_search_insert AFTER INSERT ON customers BEGIN
       INSERT OR IGNORE INTO customer_search (platform_id, key, kind, customer_id) ${keysOf('new')};
     END;
-    CREATE TRIGGER customer_search_update AFTER UPDATE OF profile, platform_customer_id, uma_address, is_deleted, platform_id ON customers BEGIN
+    CREATE TRIGGER customer_search_update AFTER UPDATE OF profile, platform_customer_id, uma_address, is_deleted, platform_id ON customers
+    WHEN old.profile IS NOT new.profile OR old.platform_customer_id IS NOT new.platform_customer_id OR old.uma_address IS NOT new.uma_address
+      OR old.is_deleted IS NOT new.is_deleted OR old.platform_id IS NOT new.platform_id
+    BEGIN
       DELETE FROM customer_search WHERE customer_id = old.id;
       INSERT OR IGNORE INTO customer_search (platform_id, key, kind, customer_id) ${keysOf('new')};
     END;
