@@ -363,6 +363,46 @@ describe('terminal UI: large lists and terminal manners', () => {
   });
 });
 
+describe('terminal UI: the newer areas', () => {
+  it('stablecoins: request enablement and the operator decisions; API tokens: revoke after a y; each through the sandbox', async () => {
+    const api = await s.api.newPlatform();
+    const key = () => ({ headers: { 'Idempotency-Key': crypto.randomUUID() } });
+    expect((await api.post('/stablecoin-provider-accounts', { provider: 'BRALE', apiClientId: `brale-${crypto.randomUUID()}`, apiClientSecret: 'brale-secret' }, key())).status).toBe(201);
+    const coin = (await api.post('/stablecoins', { providerTokenIdentifier: 'SBC', networkTokenIdentifier: `btkn-${crypto.randomUUID().slice(0, 8)}`, network: 'SPARK' }, key())).body;
+    const token = (await api.post('/tokens', { name: 'ci-token', permissions: ['VIEW'] })).body;
+    const ui = mount(api);
+    await ui.see('Customers');
+    // Tab past the numbered views to Stablecoins.
+    const tabTo = async (title: string) => {
+      for (let i = 0; i < 20 && !ui.frame().includes(`${title} 1/`); i += 1) await ui.press('\t');
+      await ui.see(`${title} 1/1`);
+    };
+    await tabTo('Stablecoins');
+    await ui.see(/SPARK/);
+    await ui.press('?');
+    await ui.see('Keys of Stablecoins');
+    expect(ui.frame()).toContain('operator: service operations ENABLED');
+    await ui.press('x');
+    await ui.press('r');
+    await ui.see(/: (ENABLING|REQUESTED|PENDING\w*|requested)/);
+    await ui.press('E');
+    await ui.see('service operations ENABLED');
+    expect((await api.get(`/stablecoins/${coin.id}`)).body.serviceOperationsStatus).toBe('ENABLED');
+    await ui.press('D');
+    await ui.see('service operations DISABLED');
+    expect((await api.get(`/stablecoins/${coin.id}`)).body.serviceOperationsStatus).toBe('DISABLED');
+
+    await tabTo('API tokens');
+    await ui.see(/ci-token\s+VIEW/);
+    expect(ui.frame()).not.toContain(token.clientSecret);
+    await ui.press('d');
+    await ui.see('Revoke ci-token?');
+    await ui.press('y');
+    await ui.see('revoked ci-token');
+    expect((await api.get(`/tokens/${token.id}`)).status).toBe(404);
+  });
+});
+
 describe('terminal UI: NO_COLOR reaches the request log pane', () => {
   it('a log line written in colour shows without its colour codes when colours are off, and with them when on', async () => {
     const api = await s.api.newPlatform();
