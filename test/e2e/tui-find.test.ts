@@ -206,7 +206,7 @@ describe.skipIf(!tmuxPath)('terminal UI over fixtures/demo.json (tmux)', () => {
     await shows('thread', /> Jane Smith\s+INDIVIDUAL[\s\S]*Customers 1\/1/);
     keys('thread', 'Enter');
     await shows('thread', /Customers: Customer:\S+[\s\S]*Internal accounts \(3\)/);
-    await shows('thread', /Webhook events \(latest/);
+    await shows('thread', /Quotes \(1\)/);
     // Her payout: an outgoing transaction, $50.00 USD.
     const transaction = (await tabTo('thread', /Transaction:\S+\s+OUTGOING/)).match(/Transaction:\S+/)![0];
     expect(cursorLine(screen('thread'))).toContain('$50.00 USD');

@@ -8,7 +8,7 @@ import { App, layoutColumns } from '../../src/tui/app.js';
 import { SandboxClient } from '../../src/tui/client.js';
 import { cell, colorsEnabled, fitColumns, formatMoney, parseDuration, parseMoney, relativeTime, statusColor } from '../../src/tui/format.js';
 import { views } from '../../src/tui/views/index.js';
-import { type Api, useSandbox } from '../helpers/sandbox.js';
+import { euIndividual, type Api, useSandbox } from '../helpers/sandbox.js';
 
 // Waits for screens up to 20 s each (see `see`).
 vi.setConfig({ testTimeout: 60_000 });
@@ -391,6 +391,16 @@ describe('terminal UI: the newer areas', () => {
     await ui.press('D');
     await ui.see('service operations DISABLED');
     expect((await api.get(`/stablecoins/${coin.id}`)).body.serviceOperationsStatus).toBe('DISABLED');
+
+    // SCA: a customer's factors, session and lockout, once the filter names the customer.
+    const eu = (await api.post('/customers', euIndividual({ birthDate: '1990-01-15' }))).body;
+    for (let i = 0; i < 20 && !ui.frame().includes('to see a customer'); i += 1) await ui.press('\t');
+    await ui.see("type / customer=… to see a customer's SCA state");
+    await ui.press('/');
+    await ui.type(`customer=${eu.id}`);
+    await ui.press(KEY.enter);
+    await ui.see(/session\s+none/);
+    await ui.see(/lockout\s+not locked/);
 
     await tabTo('API tokens');
     await ui.see(/ci-token\s+VIEW/);

@@ -65,7 +65,9 @@ export async function customerDetail(client: SandboxClient, row: CustomerRow): P
     list(client, `/verifications?customerId=${id}`),
     list(client, `/documents?documentHolder=${id}`),
     row.customerType === 'BUSINESS' ? list(client, `/beneficial-owners?customerId=${id}`) : Promise.resolve({ data: [] }),
-    client.control<{ factors?: { id?: string; type?: string; status?: string }[]; sessionExpiresAt: string | null; locked: boolean; stepUpPending: boolean }>('GET', `/sca/state?customerId=${id}`).catch(() => undefined),
+    client
+      .control<{ factors?: { factor?: string; name?: string; credentialId?: string }[]; sessionExpiresAt: string | null; locked: boolean; stepUpPending: boolean }>('GET', `/sca/state?customerId=${id}`)
+      .catch((error: unknown) => (error instanceof Error ? error.message : String(error))),
   ]);
   // Quotes have no list in the contract: the ones behind the customer's transactions.
   const quoteIds = [...new Set(transactions.data.map((t) => t.quoteId).filter((q): q is string => typeof q === 'string'))];
@@ -84,15 +86,6 @@ export async function customerDetail(client: SandboxClient, row: CustomerRow): P
     { title: `Quotes (${quotes.filter(Boolean).length})`, lines: quotes.filter((q): q is QuoteRow => q !== undefined).map((q) => `${q.id}  ${q.status}  ${sending(q)} -> ${receiving(q)}`) },
     { title: `Cards (${cards.data.length})`, lines: cards.data.map((c) => `${c.id}  ${c.state}  ${c.brand ?? ''} ${c.last4 ? `•••• ${c.last4}` : ''}`) },
     { title: `Agents (${agents.data.length})`, lines: agents.data.map((a) => `${a.id}  ${a.name ?? ''}  ${a.isPaused ? 'paused' : 'active'}${a.isConnected ? ' connected' : ''}`) },
-    {
-      title: 'SCA (the SCA view: / customer=…)',
-      lines: sca
-        ? [
-            `session ${sca.sessionExpiresAt ? `live until ${sca.sessionExpiresAt}` : 'none'}; ${sca.locked ? 'LOCKED' : 'not locked'}${sca.stepUpPending ? '; step-up pending' : ''}`,
-            ...(sca.factors ?? []).map((f) => `factor ${f.type ?? ''} ${f.status ?? ''} ${f.id ?? ''}`.trim()),
-          ]
-        : [],
-    },
     { title: `Webhook events (latest ${events.data.length})`, lines: events.data.map((e) => `${e.id}  ${e.type}  ${e.status}  ${when(e.timestamp)}`) },
     {
       title: `Verifications (${verifications.data.length})`,
@@ -102,6 +95,16 @@ export async function customerDetail(client: SandboxClient, row: CustomerRow): P
       ]),
     },
     { title: `Documents (${documents.data.length})`, lines: documents.data.map((d) => `${d.id}  ${d.documentType}${d.side ? ` ${d.side}` : ''}${d.status ? `  ${d.status}` : ''}`) },
+    {
+      title: 'SCA (the SCA view: / customer=…)',
+      lines:
+        typeof sca === 'string'
+          ? [sca]
+          : [
+            `session ${sca.sessionExpiresAt ? `live until ${sca.sessionExpiresAt}` : 'none'}; ${sca.locked ? 'LOCKED' : 'not locked'}${sca.stepUpPending ? '; step-up pending' : ''}`,
+            ...(sca.factors ?? []).map((f) => `factor ${f.factor ?? ''}: ${f.name ?? ''}${f.credentialId ? ` ${f.credentialId}` : ''}`),
+            ],
+    },
     ...(row.customerType === 'BUSINESS' ? [{ title: `Owners (${owners.data.length})`, lines: owners.data.map((o) => `${o.id}  ${o.personalInfo?.fullName ?? ''}  ${(o.roles ?? []).join(',')}  ${o.kycStatus ?? ''}`) }] : []),
   ];
 }

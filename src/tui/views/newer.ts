@@ -31,7 +31,7 @@ export const scaView: ResourceView<ScaRow> = {
     const query = required(filter, SCA_KEYS, "a customer's SCA state");
     const state = await client.control<{
       customerId: string;
-      factors?: { id?: string; credentialId?: string; type?: string; status?: string; createdAt?: string }[];
+      factors?: { factor?: string; name?: string; credentialId?: string }[];
       sessionExpiresAt: string | null;
       locked: boolean;
       stepUpPending: boolean;
@@ -40,7 +40,7 @@ export const scaView: ResourceView<ScaRow> = {
     const rows: ScaRow[] = [
       { id: 'session', kind: 'session', detail: state.sessionExpiresAt ? `live until ${state.sessionExpiresAt}` : 'none', at: state.sessionExpiresAt ?? undefined },
       { id: 'lock', kind: 'lockout', detail: `${state.locked ? 'LOCKED' : 'not locked'}${state.stepUpPending ? ', step-up pending' : ''}` },
-      ...(state.factors ?? []).map((f, i) => ({ id: `factor-${f.id ?? f.credentialId ?? i}`, kind: `factor ${f.type ?? ''}`.trim(), detail: `${f.status ?? ''} ${f.id ?? f.credentialId ?? ''}`.trim(), at: f.createdAt, factor: f })),
+      ...(state.factors ?? []).map((f, i) => ({ id: `factor-${f.credentialId ?? i}`, kind: `factor ${f.factor ?? ''}`.trim(), detail: `${f.name ?? ''}${f.credentialId ? ` ${f.credentialId}` : ''}`, factor: f })),
       ...(state.events ?? []).map((e, i) => ({ id: `event-${i}`, kind: 'event', detail: e.eventType, at: e.recordedAt })),
     ];
     return { rows, total: rows.length };
