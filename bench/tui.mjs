@@ -1,7 +1,9 @@
 // Terminal UI, fixtures and snapshots (issue 13): time from `start --fixtures fixtures/demo.json`
 // to the ready line, `import` of a 10,000-customer snapshot, and the UI's first render over
-// 100,000 customers. Wired into `npm run bench` by one line of bench/run.mjs; alone:
-// `npm run build && node bench/tui.mjs`.
+// 100,000 customers. Issue 27: at 1,000,000 customers (made by direct SQL), the UI's search from
+// Enter to the customer on screen, G to the last row, and key-to-screen for one j and for 50 j in
+// one write. Wired into `npm run bench` by one line of bench/run.mjs; alone:
+// `npm run build && node bench/tui.mjs` (`--million` runs only the 1,000,000-customer part).
 import { createElement } from 'react';
 import { render } from 'ink-testing-library';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -11,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { startSandbox } from '../dist/index.js';
 import { importSource, startCli, stop } from './run.mjs';
 
-const { App, SandboxClient, views } = await importSource(['src/tui/app.tsx', 'src/tui/client.ts', 'src/tui/views/index.ts'], {
+const { App, SandboxClient, views, seedCustomers } = await importSource(['src/tui/app.tsx', 'src/tui/client.ts', 'src/tui/views/index.ts', 'test/helpers/seed-customers.ts'], {
   external: ['react', 'react/jsx-runtime', 'ink'],
 });
 const demo = fileURLToPath(new URL('../fixtures/demo.json', import.meta.url));
@@ -65,6 +67,91 @@ export async function customerSnapshot(count) {
   }
 }
 
+/** Waits (yielding) until the UI's last frame passes `test`; returns ms since `since`. */
+async function frameShows(ui, test, since, timeoutMs = 30_000) {
+  while (!test(ui.lastFrame() ?? '')) {
+    if (performance.now() - since > timeoutMs) throw new Error(`not on screen in ${timeoutMs} ms:\n${ui.lastFrame()}`);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return performance.now() - since;
+}
+
+/**
+ * Issue 27 at 1,000,000 customers: search (HTTP, and in the UI from Enter to the row on screen,
+ * nothing loading afterwards), G to the real end, and key-to-screen (one j; 50 j in one write).
+ */
+export async function benchMillion(count = 1_000_000) {
+  const rows = [];
+  const dir = mkdtempSync(join(tmpdir(), 'service-sandbox-bench-million-'));
+  const file = join(dir, 'million.db');
+  try {
+    await (await startSandbox({ db: file })).close();
+    const seeded = seedCustomers(file, count);
+    rows.push({ name: `seed ${count.toLocaleString('en-US')} customers by direct SQL (setup, not a target)`, value: seeded.ms, unit: 'ms', target: '-', ok: true });
+    const sandbox = await startSandbox({ db: file });
+    try {
+      const auth = authOf(sandbox);
+      const http = [];
+      for (let i = 0; i < 9; i += 1) {
+        const n = Math.floor((count / 9) * i + 12_345) % count;
+        const started = performance.now();
+        const res = await fetch(`${sandbox.origin}/_sandbox/search/customers?q=${encodeURIComponent(`Seed Person ${n}`)}&limit=100`, { headers: { Authorization: auth } });
+        const body = await res.json();
+        if (!body.data.some((c) => c.fullName === `Seed Person ${n}`)) throw new Error(`search missed Seed Person ${n}`);
+        http.push(performance.now() - started);
+      }
+      rows.push({ name: `GET /_sandbox/search/customers at ${count.toLocaleString('en-US')} customers (median of 9)`, value: median(http), unit: 'ms', target: '<= 50 ms', ok: median(http) <= 50 });
+
+      const client = new SandboxClient({ url: sandbox.origin, clientId: sandbox.clientId, clientSecret: sandbox.clientSecret });
+      const ui = render(createElement(App, { client, views, color: false }));
+      const total = count.toLocaleString('en-US');
+      const opened = performance.now();
+      const first = await frameShows(ui, (f) => f.includes(`Customers 1/${total}`), opened);
+      rows.push({ name: `UI first render with ${total} customers`, value: first, unit: 'ms', target: '< 1000 ms', ok: first < 1000 });
+
+      const searches = [];
+      for (let i = 0; i < 5; i += 1) {
+        const n = Math.floor((count / 5) * i + 777) % count;
+        ui.stdin.write('/');
+        await frameShows(ui, (f) => f.includes('/ Customers'), performance.now());
+        ui.stdin.write(`Seed Person ${n}`);
+        await frameShows(ui, (f) => f.includes(`Seed Person ${n}_`), performance.now());
+        const started = performance.now();
+        ui.stdin.write('\r');
+        searches.push(await frameShows(ui, (f) => f.includes(`> Seed Person ${n} `) && f.includes('Customers 1/'), started));
+        ui.stdin.write('\u001B');
+        await frameShows(ui, (f) => f.includes(`Customers 1/${total}`), performance.now());
+      }
+      rows.push({ name: `UI search at ${total} customers: Enter to the customer on screen (median of 5)`, value: median(searches), unit: 'ms', target: '<= 200 ms', ok: median(searches) <= 200 });
+
+      const endStarted = performance.now();
+      ui.stdin.write('G');
+      const toEnd = await frameShows(ui, (f) => f.includes(`Customers ${total}/${total}`) && f.includes('> Seed Person 0 '), endStarted);
+      rows.push({ name: `UI G to the last of ${total} customers`, value: toEnd, unit: 'ms', target: '<= 200 ms', ok: toEnd <= 200 });
+      ui.stdin.write('g');
+      await frameShows(ui, (f) => f.includes(`Customers 1/${total}`), performance.now());
+
+      const keys = [];
+      for (let i = 0; i < 100; i += 1) {
+        const started = performance.now();
+        ui.stdin.write('j');
+        keys.push(await frameShows(ui, (f) => f.includes(`Customers ${i + 2}/${total}`), started));
+      }
+      rows.push({ name: `UI key to screen (j) at ${total} customers (median of 100)`, value: median(keys), unit: 'ms', target: '<= 50 ms', ok: median(keys) <= 50 });
+      const burstStarted = performance.now();
+      ui.stdin.write('j'.repeat(50));
+      const burst = await frameShows(ui, (f) => f.includes(`Customers ${101 + 50}/${total}`), burstStarted);
+      rows.push({ name: 'UI 50 j in one write: to the 50th row on screen', value: burst, unit: 'ms', target: '<= 200 ms', ok: burst <= 200 });
+      ui.unmount();
+    } finally {
+      await sandbox.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return rows;
+}
+
 /** Runs the three measures; returns rows for bench/run.mjs's table. */
 export async function benchTui() {
   const rows = [];
@@ -101,13 +188,13 @@ export async function benchTui() {
       const client = new SandboxClient({ url: sandbox.origin, clientId: sandbox.clientId, clientSecret: sandbox.clientSecret });
       const started = performance.now();
       const ui = render(createElement(App, { client, views, color: false }));
-      while (!(ui.lastFrame() ?? '').includes('Customers 1/100000')) await new Promise((resolve) => setTimeout(resolve, 2));
+      while (!(ui.lastFrame() ?? '').includes('Customers 1/100,000')) await new Promise((resolve) => setTimeout(resolve, 2));
       const firstRender = performance.now() - started;
       // Scrolling: 200 key presses of j, then a page down, each to its frame.
       const scrollStarted = performance.now();
       for (let i = 0; i < 200; i += 1) {
         ui.stdin.write('j');
-        while (!(ui.lastFrame() ?? '').includes(`Customers ${i + 2}/100000`)) await new Promise((resolve) => setImmediate(resolve));
+        while (!(ui.lastFrame() ?? '').includes(`Customers ${i + 2}/100,000`)) await new Promise((resolve) => setImmediate(resolve));
       }
       const perKey = (performance.now() - scrollStarted) / 200;
       // A write by another client, to the screen: fund the platform's USD account, watch the
@@ -136,9 +223,14 @@ export async function benchTui() {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+  rows.push(...(await benchMillion()));
   return rows;
 }
 
+if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv.includes('--million')) {
+  for (const r of await benchMillion()) console.log(`${r.name.padEnd(72)} ${r.value.toFixed(0).padStart(8)} ${r.unit}  ${r.target}  ${r.ok ? 'ok' : 'MISSED'}`);
+  process.exit(0);
+}
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   for (const r of await benchTui()) console.log(`${r.name.padEnd(64)} ${r.value.toFixed(0).padStart(8)} ${r.unit}  ${r.target}  ${r.ok ? 'ok' : 'MISSED'}`);
   process.exit(0);

@@ -17,6 +17,7 @@ import { changeRoutes } from './changes.js';
 import { requestLogRoutes } from './request-log.js';
 import { healthRoutes } from './health.js';
 import { stateRoutes } from './state-routes.js';
+import { listRoutes, searchRoutes } from './search-routes.js';
 import type { Dispatch } from './fixtures.js';
 import { seed, seedBody } from './seed.js';
 import { stablecoinControlRoutes } from './stablecoin-routes.js';
@@ -91,6 +92,8 @@ export function controlPlane(ctx: SandboxContext, areas: readonly Area[], dispat
   app.route('/changes', changeRoutes(ctx));
   app.route('/logs', requestLogRoutes(ctx));
   app.route('/coverage', coverageRoutes(ctx));
+  app.route('/search', searchRoutes(ctx));
+  app.route('/', listRoutes(ctx));
   app.route('/', stateRoutes(ctx, areas, dispatch));
   app.route('/', stablecoinControlRoutes(ctx));
 

@@ -23,6 +23,8 @@ export class RequestError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** The fields at fault (`details.errors` of the envelope), for a form to show beside its fields. */
+    readonly fields: { field: string; message: string }[] = [],
   ) {
     super(message);
   }
@@ -73,8 +75,12 @@ export class SandboxClient {
       json = { message: text };
     }
     if (!response.ok) {
-      const error = json as { code?: string; message?: string };
-      throw new RequestError(response.status, error.code ?? String(response.status), `${response.status} ${error.code ?? ''} ${error.message ?? ''}`.trim());
+      const error = json as { code?: string; message?: string; details?: { errors?: { field?: unknown; message?: unknown }[] } };
+      const fields = (Array.isArray(error.details?.errors) ? error.details.errors : [])
+        .slice(0, 50)
+        .filter((e) => typeof e?.field === 'string')
+        .map((e) => ({ field: String(e.field), message: typeof e.message === 'string' ? e.message : 'invalid' }));
+      throw new RequestError(response.status, error.code ?? String(response.status), `${response.status} ${error.code ?? ''} ${error.message ?? ''}`.trim(), fields);
     }
     return json as T;
   }

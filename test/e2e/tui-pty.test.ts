@@ -73,11 +73,11 @@ describe.skipIf(!tmuxPath)('service-sandbox ui in a real terminal (tmux)', () =>
         body: JSON.stringify({ decision: 'HOLD' }),
       });
     }
-    const before = await screenShows(/> \S+\s+INDIVIDUAL Terminal Tester 001\s+(PENDING|HOLD|UNVERIFIED)/);
-    expect(before).not.toMatch(/Terminal Tester 001\s+APPROVED/);
+    const before = await screenShows(/> Terminal Tester 001\s+INDIVIDUAL (PENDING|HOLD|UNVERIFIED)/);
+    expect(before).not.toMatch(/Terminal Tester 001\s+INDIVIDUAL APPROVED/);
 
     tmux('send-keys', '-t', session, 'a');
-    await screenShows(/Terminal Tester 001\s+APPROVED/);
+    await screenShows(/Terminal Tester 001\s+INDIVIDUAL APPROVED/);
     const check = await fetch(`${origin}/2025-10-13/customers/${encodeURIComponent(customer.id)}`, { headers: { Authorization: auth } });
     expect(((await check.json()) as { kycStatus: string }).kycStatus).toBe('APPROVED');
 

@@ -123,9 +123,9 @@ describe('webhooks listen: one truth per delivery', () => {
       const { webhooksView } = await import('../../src/tui/views/webhooks.js');
       const { SandboxClient } = await import('../../src/tui/client.js');
       const ui = new SandboxClient({ url: origin, clientId: 'sandbox-client-id', clientSecret: 'sandbox-client-secret' });
-      const rows = (await webhooksView.load(ui, undefined, 20)).rows;
+      const rows = (await webhooksView.load(ui, { cursor: undefined, limit: 20, order: 'desc', filter: '' })).rows;
       const row = rows.find((r) => r.id === id)!;
-      expect(webhooksView.columns.map((column) => column.value(row))).toEqual(expect.arrayContaining(['DELIVERED', '1', '200']));
+      expect(webhooksView.columns.map((column) => column.value(row, ui))).toEqual(expect.arrayContaining(['DELIVERED', '1', '200']));
       const detail = await webhooksView.detail!(ui, row);
       expect(detail.flatMap((section) => section.lines).join('\n')).toMatch(new RegExp(`#1 .* listen \\S+ ${forwardTo} -> 200`));
 

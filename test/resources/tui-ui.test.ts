@@ -6,9 +6,9 @@ import { render } from 'ink-testing-library';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { App, layoutColumns } from '../../src/tui/app.js';
 import { SandboxClient } from '../../src/tui/client.js';
-import { cell, colorsEnabled, formatMoney, parseDuration, parseMoney, statusColor } from '../../src/tui/format.js';
+import { cell, colorsEnabled, fitColumns, formatMoney, parseDuration, parseMoney, relativeTime, statusColor } from '../../src/tui/format.js';
 import { views } from '../../src/tui/views/index.js';
-import { type Api, useSandbox } from '../helpers/sandbox.js';
+import { euIndividual, type Api, useSandbox } from '../helpers/sandbox.js';
 
 // Waits for screens up to 20 s each (see `see`).
 vi.setConfig({ testTimeout: 60_000 });
@@ -74,21 +74,24 @@ describe('terminal UI: customers', () => {
     const second = await createPerson(api, 'Second Person001');
     const ui = mount(api);
     await ui.see('Second Person');
-    expect(ui.frame()).toMatch(/> \S+\s+INDIVIDUAL First Person/);
+    // Newest first: the second customer is on top, selected.
+    expect(ui.frame()).toMatch(/> Second Person001\s+INDIVIDUAL/);
     await ui.press('j');
-    await ui.see(/> \S+\s+INDIVIDUAL Second Person001/);
+    await ui.see(/> First Person\s+INDIVIDUAL/);
+    await ui.press('k');
+    await ui.see(/> Second Person001\s+INDIVIDUAL/);
     await ui.press('h');
-    await ui.see(/Second Person001\s+HOLD/);
+    await ui.see(/Second Person001\s+INDIVIDUAL HOLD/);
     expect(await statusOf(api, second.id)).toBe('HOLD');
     await ui.press('a');
-    await ui.see(/Second Person001\s+APPROVED/);
+    await ui.see(/Second Person001\s+INDIVIDUAL APPROVED/);
     expect(await statusOf(api, second.id)).toBe('APPROVED');
     // A decision is final: a later reject is refused, in the UI as in the API.
     await ui.press('x');
-    await ui.see(/failed: 409: \S+ is already APPROVED; a decision is final/);
+    await ui.see(/failed: 409: Second Person001 is already APPROVED; a decision is final/);
     expect(await statusOf(api, second.id)).toBe('APPROVED');
-    await ui.press('k');
-    await ui.see(/> \S+\s+INDIVIDUAL First Person/);
+    await ui.press('j');
+    await ui.see(/> First Person\s+INDIVIDUAL/);
   });
 
   it('a customer created by another client appears live; Enter shows its detail, Esc goes back', async () => {
@@ -101,12 +104,36 @@ describe('terminal UI: customers', () => {
     await ui.see('Live Arrival');
     expect(Date.now() - started).toBeLessThan(1500);
     await ui.press(KEY.enter);
-    await ui.see('Verifications (0)');
-    expect(ui.frame()).toContain(created.id);
-    await ui.press('j', 'j', 'j', 'j', 'j', 'j', 'j', 'j');
     await ui.see('Internal accounts (1)');
+    expect(ui.frame()).toContain(created.id);
+    await ui.press('G');
+    await ui.see('Verifications (0)');
     await ui.press(KEY.escape);
-    await ui.see(/> \S+\s+INDIVIDUAL Live Arrival/);
+    await ui.see(/> Live Arrival\s+INDIVIDUAL/);
+  });
+
+  it("Enter on an id in a detail opens that record (an internal account from its customer's detail); Backspace goes back", async () => {
+    const api = await s.api.newPlatform();
+    const customer = await createPerson(api, 'Thread Person');
+    const account = ((await api.get(`/customers/internal-accounts?customerId=${customer.id}`)).body.data as { id: string }[])[0]!;
+    await api.post(`/sandbox/internal-accounts/${account.id}/fund`, { amount: 1234 });
+    const ui = mount(api);
+    await ui.see('Thread Person');
+    await ui.press(KEY.enter);
+    await ui.see(`${account.id}  INTERNAL_FIAT  ACTIVE  $12.34 USD`);
+    // Tab jumps from id to id: the customer's own, then its account.
+    await ui.press('\t', '\t');
+    await ui.see(`> ${account.id}`);
+    await ui.press(KEY.enter);
+    await ui.see(`Customers > Accounts: ${account.id}`);
+    await ui.see('balance                    $12.34 USD');
+    await ui.press('G');
+    await ui.see('Latest transactions');
+    await ui.see(/Transaction:\S+\s+INCOMING\s+COMPLETED\s+\$12\.34 USD/);
+    await ui.press('\u007F');
+    await ui.see(`Customers: ${customer.id}`);
+    await ui.press(KEY.escape);
+    await ui.see(/> Thread Person\s+INDIVIDUAL/);
   });
 
   it('/ filters the list and Esc clears it; w triggers the webhook of the selected customer', async () => {
@@ -116,10 +143,10 @@ describe('terminal UI: customers', () => {
     const ui = mount(api);
     await ui.see('Beta Person');
     await ui.press('/');
-    await ui.see('Filter');
+    await ui.see('/ Customers');
     await ui.type('beta');
     await ui.press(KEY.enter);
-    await ui.see('1 match "beta"');
+    await ui.see('Customers 1/1 by matched text A-Z [/beta]');
     expect(ui.frame()).not.toContain('Alpha Person');
     // Each creation recorded a CUSTOMER.KYC_APPROVED already; `w` adds one more, for Beta.
     const approvedEvents = async () => (await api.get('/_sandbox/webhooks/deliveries?type=CUSTOMER.KYC_APPROVED')).body.data as unknown[];
@@ -140,14 +167,15 @@ describe('terminal UI: accounts, external accounts, transactions', () => {
     await ui.press('2');
     await ui.see('BALANCE');
     await ui.press('/');
-    await ui.type(customer.id);
+    await ui.type(`customer=${customer.id}`);
     await ui.press(KEY.enter);
-    await ui.see('1 match');
+    await ui.see('Accounts 1/1');
+    await ui.see(/Fund Me\s+INTERNAL_FIAT/);
     await ui.press('f');
     await ui.see('Fund');
     await ui.type('12.34');
     await ui.press(KEY.enter);
-    await ui.see(/12\.34 USD\s+12\.34 USD/);
+    await ui.see(/\$12\.34 USD\s+\$12\.34 USD/);
     const accounts = (await api.get(`/customers/internal-accounts?customerId=${customer.id}`)).body.data as { balance: { amount: number } }[];
     expect(accounts[0]!.balance.amount).toBe(1234);
     await ui.press('f');
@@ -170,7 +198,7 @@ describe('terminal UI: accounts, external accounts, transactions', () => {
     expect(created.status).toBe(201);
     const ui = mount(api);
     await ui.press('3');
-    await ui.see(/USD_ACCOUNT\s+ACTIVE/);
+    await ui.see(/Bank Owner\s+Bank Owner\s+USD\s+USD_ACCOUNT …8901\s+ACTIVE/);
     await ui.press('w');
     await ui.see('triggered EXTERNAL_ACCOUNT.STATUS_UPDATED');
   });
@@ -183,9 +211,11 @@ describe('terminal UI: accounts, external accounts, transactions', () => {
     await ui.press('4');
     await ui.see('nothing yet');
     await api.post(`/sandbox/internal-accounts/${account.id}/fund`, { amount: 4200 });
-    await ui.see(/INCOMING\s+COMPLETED\s+42\.00 USD/);
+    await ui.see(/Paid Person\s+INCOMING\s+COMPLETED\s+\$42\.00 USD/);
     await ui.press(KEY.enter);
-    await ui.see('Timeline');
+    await ui.see('receivedAmount             $42.00 USD');
+    await ui.press('G');
+    await ui.see('Webhook events (1)');
     await ui.see('INCOMING_PAYMENT.COMPLETED');
     await ui.press(KEY.escape);
     await ui.press('w');
@@ -265,11 +295,17 @@ describe('terminal UI: webhooks, clock and jobs, reset', () => {
     const ui = mount(api, { onExit: () => (exited = true) });
     await ui.see('? for help');
     await ui.press('?');
-    await ui.see('Keys');
-    expect(ui.frame()).toContain('Customers: approve KYC/KYB');
-    expect(ui.frame()).toContain('Accounts: fund');
+    await ui.see('Keys of Customers');
+    expect(ui.frame()).toContain('approve KYC/KYB');
+    expect(ui.frame()).toContain('New customer');
+    expect(ui.frame()).not.toContain('fund');
     await ui.press('x');
     await ui.see('? for help');
+    await ui.press('2', '?');
+    await ui.see('Keys of Accounts');
+    expect(ui.frame()).toContain('fund');
+    expect(ui.frame()).not.toContain('approve KYC/KYB');
+    await ui.press('x', '1');
     await ui.press('q');
     expect(exited).toBe(true);
   });
@@ -281,17 +317,20 @@ describe('terminal UI: large lists and terminal manners', () => {
     const customers = Array.from({ length: 250 }, (_, i) => ({ customerType: 'INDIVIDUAL', fullName: `Bulk Person${String(i).padStart(3, '0')}`, birthDate: '1990-01-15', nationality: 'US', currencies: ['USD'] }));
     expect((await api.post('/_sandbox/fixtures', { platforms: [{ customers }] })).status).toBe(200);
     const ui = mount(api);
-    await ui.see('Customers 1/250');
+    await ui.see('Customers 1/250 newest first');
     expect(ui.frame().split('\n').length).toBeLessThanOrEqual(24);
-    for (let i = 0; i < 3; i += 1) {
-      await ui.press('G');
-      await new Promise((resolve) => setTimeout(resolve, 150));
-    }
+    // G reaches the real end at once (the last page, read the other way).
     await ui.press('G');
     await ui.see('Customers 250/250');
-    await ui.see('Bulk Person249');
+    await ui.see(/> Bulk Person000/);
+    await ui.press('k');
+    await ui.see(/> Bulk Person001/);
     await ui.press('g');
     await ui.see('Customers 1/250');
+    await ui.see(/> Bulk Person249/);
+    await ui.press('o');
+    await ui.see('Customers 1/250 oldest first');
+    await ui.see(/> Bulk Person000/);
   });
 
   it('fits 80 columns and follows a resize; colours only without NO_COLOR', async () => {
@@ -314,7 +353,7 @@ describe('terminal UI: large lists and terminal manners', () => {
       for (const line of colored.frame().split('\n')) expect(line.length).toBeLessThanOrEqual(80);
       // The widest view (accounts) shrinks its columns instead of wrapping.
       await colored.press('2');
-      await colored.see(/platform\s+\S+\s+ACTIVE\s+0\.00 USD\s+0\.00 USD/);
+      await colored.see(/platform\s+\S+\s+ACTIVE\s+\$0\.00 USD\s+\$0\.00 USD/);
       for (const line of colored.frame().split('\n')) expect(line.length).toBeLessThanOrEqual(80);
     } finally {
       chalk.level = level;
@@ -324,10 +363,81 @@ describe('terminal UI: large lists and terminal manners', () => {
   });
 });
 
+describe('terminal UI: the newer areas', () => {
+  it('stablecoins: request enablement and the operator decisions; API tokens: revoke after a y; each through the sandbox', async () => {
+    const api = await s.api.newPlatform();
+    const key = () => ({ headers: { 'Idempotency-Key': crypto.randomUUID() } });
+    expect((await api.post('/stablecoin-provider-accounts', { provider: 'BRALE', apiClientId: `brale-${crypto.randomUUID()}`, apiClientSecret: 'brale-secret' }, key())).status).toBe(201);
+    const coin = (await api.post('/stablecoins', { providerTokenIdentifier: 'SBC', networkTokenIdentifier: `btkn-${crypto.randomUUID().slice(0, 8)}`, network: 'SPARK' }, key())).body;
+    const token = (await api.post('/tokens', { name: 'ci-token', permissions: ['VIEW'] })).body;
+    const ui = mount(api);
+    await ui.see('Customers');
+    // Tab past the numbered views to Stablecoins.
+    const tabTo = async (title: string) => {
+      for (let i = 0; i < 20 && !ui.frame().includes(`${title} 1/`); i += 1) await ui.press('\t');
+      await ui.see(`${title} 1/1`);
+    };
+    await tabTo('Stablecoins');
+    await ui.see(/SPARK/);
+    await ui.press('?');
+    await ui.see('Keys of Stablecoins');
+    expect(ui.frame()).toContain('operator: service operations ENABLED');
+    await ui.press('x');
+    await ui.press('r');
+    await ui.see(/: (ENABLING|REQUESTED|PENDING\w*|requested)/);
+    await ui.press('E');
+    await ui.see('service operations ENABLED');
+    expect((await api.get(`/stablecoins/${coin.id}`)).body.serviceOperationsStatus).toBe('ENABLED');
+    await ui.press('D');
+    await ui.see('service operations DISABLED');
+    expect((await api.get(`/stablecoins/${coin.id}`)).body.serviceOperationsStatus).toBe('DISABLED');
+
+    // SCA: a customer's factors, session and lockout, once the filter names the customer.
+    const eu = (await api.post('/customers', euIndividual({ birthDate: '1990-01-15' }))).body;
+    for (let i = 0; i < 20 && !ui.frame().includes('to see a customer'); i += 1) await ui.press('\t');
+    await ui.see("type / customer=… to see a customer's SCA state");
+    await ui.press('/');
+    await ui.type(`customer=${eu.id}`);
+    await ui.press(KEY.enter);
+    await ui.see(/session\s+none/);
+    await ui.see(/lockout\s+not locked/);
+
+    await tabTo('API tokens');
+    await ui.see(/ci-token\s+VIEW/);
+    expect(ui.frame()).not.toContain(token.clientSecret);
+    await ui.press('d');
+    await ui.see('Revoke ci-token?');
+    await ui.press('y');
+    await ui.see('revoked ci-token');
+    expect((await api.get(`/tokens/${token.id}`)).status).toBe(404);
+  });
+});
+
+describe('terminal UI: NO_COLOR reaches the request log pane', () => {
+  it('a log line written in colour shows without its colour codes when colours are off, and with them when on', async () => {
+    const api = await s.api.newPlatform();
+    const line = '\u001B[32m12:00:00.000 GET    /2025-10-13/customers 200\u001B[39m';
+    const log = { lines: () => [line], subscribe: () => () => {} };
+    const client = new SandboxClient({ url: s.sandbox.origin, clientId: api.clientId, clientSecret: api.clientSecret });
+    const plain = render(h(App, { client, views, log, color: false }));
+    mounted.push(plain);
+    const colored = render(h(App, { client, views, log, color: true }));
+    mounted.push(colored);
+    const deadline = Date.now() + 10_000;
+    while (!(plain.lastFrame() ?? '').includes('request log') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(plain.lastFrame()).toContain('12:00:00.000 GET    /2025-10-13/customers 200');
+    expect(plain.lastFrame()).not.toMatch(/\u001B\[3\dm/);
+    expect(colored.lastFrame()).toContain(line);
+  });
+});
+
 describe('terminal UI: formatting', () => {
   it('formats and parses amounts, durations and cells', () => {
-    expect(formatMoney({ amount: 123456789, currency: { code: 'USD', decimals: 2 } })).toBe('1,234,567.89 USD');
-    expect(formatMoney({ amount: 5, currency: { code: 'BTC', decimals: 8 } })).toBe('0.00000005 BTC');
+    expect(formatMoney({ amount: 123456789, currency: { code: 'USD', decimals: 2 } })).toBe('$1,234,567.89 USD');
+    expect(formatMoney({ amount: 5000, currency: { code: 'USD', decimals: 2 } })).toBe('$50.00 USD');
+    expect(formatMoney({ amount: 50_000_000, currency: { code: 'BTC', decimals: 8 } })).toBe('0.50000000 BTC');
+    expect(formatMoney(5, 'BTC')).toBe('0.00000005 BTC');
+    expect(formatMoney({ amount: -75000, currency: { code: 'EUR', decimals: 2 } })).toBe('-€750.00 EUR');
     expect(parseMoney('1,000.5', 2)).toBe(100050);
     expect(() => parseMoney('1.234', 2)).toThrow(/decimals/);
     expect(parseDuration('1h30m')).toBe(5400);
@@ -342,6 +452,15 @@ describe('terminal UI: formatting', () => {
       expect(widths[2]).toBeGreaterThanOrEqual(8);
     }
     expect(layoutColumns([10, 0], 100)).toEqual([10, 87]);
+    // Sized to content: a short name column does not take half the screen; a narrow terminal cuts the widest first.
+    expect(fitColumns([10, 8, 20], [true, false, false], 80)).toEqual([48, 8, 20]);
+    const narrow = fitColumns([40, 8, 30], [true, false, false], 60);
+    expect(narrow.reduce((sum, w) => sum + w, 0)).toBeLessThanOrEqual(60 - 2 - 2);
+    expect(narrow[1]).toBe(8);
+    const now = Date.parse('2026-01-01T12:00:00Z');
+    expect(relativeTime('2026-01-01T11:55:00Z', now)).toBe('5m ago');
+    expect(relativeTime('2026-01-01T14:00:00Z', now)).toBe('in 2h');
+    expect(relativeTime('2026-01-01T12:00:02Z', now)).toBe('now');
   });
 });
 

@@ -1,5 +1,6 @@
 import type { Area } from '../area.js';
 import { customerMigrations, customerWireMigration } from './repo.js';
+import { customerSearchMigrations } from './search.js';
 import { handlers } from './routes.js';
 import { registerImportJobs, removePlatformImports } from './bulk.js';
 import { refillCustomerWires, removePlatformCustomers, wireOfRow } from './service.js';
@@ -19,6 +20,7 @@ export {
 export type { ContactChannel, ContactState, CustomerRecord, CustomerType, EndUserTermsConsent, KycStatus } from './service.js';
 export { country, customerCreate, customerUpdate, date } from './schemas.js';
 export { getImportJob, presentImportJob } from './bulk.js';
+export { searchCustomers, type CustomerSearchPage, type CustomerSearchQuery, type SearchKind } from './search.js';
 export type { CustomerCreate, CustomerUpdate } from './schemas.js';
 export { EU_COUNTRIES, isCountryCode } from './validation.js';
 export { registerCustomerUpdateGuard, type CustomerUpdateChallenge, type CustomerUpdateGuard } from './guards.js';
@@ -26,7 +28,7 @@ export { registerCustomerUpdateGuard, type CustomerUpdateChallenge, type Custome
 /** Customers: CRUD, End User Terms and consent, contact verification, bulk CSV import. */
 export const customersArea: Area = {
   name: 'customers',
-  migrations: [...customerMigrations, customerWireMigration(wireOfRow)],
+  migrations: [...customerMigrations, customerWireMigration(wireOfRow), ...customerSearchMigrations],
   handlers,
   init: registerImportJobs,
   resetPlatform: (ctx, platform) => {

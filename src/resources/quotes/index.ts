@@ -5,6 +5,7 @@ import { PAYOUT_STEP_JOB, removePlatformQuotes, runPayoutStep } from './service.
 
 export { advanceQuoteAuthorization, cancelTransaction, expireQuoteAuthorization, createQuote, executeQuote, getQuote, sandboxSend } from './service.js';
 export { quoteRequest, type QuoteRequest } from './schemas.js';
+export { listQuotes } from './list.js';
 export { registerQuoteGuard, type QuoteAuthorizationRequest, type QuoteGuard, type WalletPayment } from './guards.js';
 
 /** Quotes: pricing, rate locks, execution and every payout outcome; the transaction actions. */

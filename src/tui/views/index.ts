@@ -5,11 +5,15 @@ import { jobsView } from './jobs.js';
 import { transactionsView } from './transactions.js';
 import type { ResourceView } from './types.js';
 import { webhooksView } from './webhooks.js';
+import { quotesView } from './quotes.js';
+import { cardsView } from './cards.js';
+import { agentsView, approvalsView } from './agents.js';
+import { invitationsView, scaView, stablecoinsView, tokensView, walletSessionsView } from './newer.js';
 
-export type { Column, DetailSection, Page, ResourceView, ViewAction } from './types.js';
+export type { Column, DetailSection, FormField, FormSpec, LoadRequest, Order, Page, ResourceView, ViewAction } from './types.js';
 export { contractListView } from './types.js';
 
-/** The views, in tab order (keys 1-9). A new resource view is one line here. */
+/** The views, in tab order (keys 1-9, then Tab). A new resource view is one line here. */
 export const views: readonly ResourceView<any>[] = [
   customersView,
   accountsView,
@@ -17,4 +21,13 @@ export const views: readonly ResourceView<any>[] = [
   transactionsView,
   webhooksView,
   jobsView,
+  quotesView,
+  cardsView,
+  approvalsView,
+  agentsView,
+  scaView,
+  walletSessionsView,
+  stablecoinsView,
+  invitationsView,
+  tokensView,
 ];

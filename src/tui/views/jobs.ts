@@ -26,9 +26,9 @@ export const jobsView: ResourceView<JobRow> = {
     { header: 'DUE (SANDBOX)', width: 14, value: (j) => shortTime(j.dueAt) },
     { header: 'IN', width: 8, value: (j) => inWords(j.dueInSeconds), align: 'right' },
     { header: 'KIND', width: 26, value: (j) => j.kind },
-    { header: 'PAYLOAD', width: 0, value: (j) => JSON.stringify(j.payload) },
+    { header: 'PAYLOAD', width: 0, value: (j) => (j.payload && typeof j.payload === 'object' ? Object.entries(j.payload as Record<string, unknown>).map(([k, v]) => `${k}=${typeof v === 'object' ? '{…}' : String(v)}`).join(' ') : String(j.payload ?? '')) },
   ],
-  load: async (client, cursor, limit) => {
+  load: async (client, { cursor, limit }) => {
     const page = await client.control<{ data: JobRow[]; nextCursor?: string; totalCount: number }>(
       'GET',
       `/jobs?limit=${Math.min(limit, 100)}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,

@@ -1,12 +1,11 @@
-import { formatMoney, shortId, shortTime, statusColor } from '../format.js';
-import { contractPage, fieldsOf, type ResourceView } from './types.js';
-
-type Money = { amount: number; currency: { code: string; decimals?: number } };
+import { formatMoney, shortId, statusColor, whenCell, type Money } from '../format.js';
+import { customerCell } from '../names.js';
+import { fieldsOf, filterHintOf, filterQuery, contractPage, type ResourceView } from './types.js';
 
 /** A transaction as the contract returns it (the fields the view reads). */
 export interface TransactionRow {
   id: string;
-  type: 'INCOMING' | 'OUTGOING';
+  type: string;
   status: string;
   customerId?: string;
   sentAmount?: Money;
@@ -21,34 +20,40 @@ export interface TransactionRow {
 
 const amountOf = (t: TransactionRow) => formatMoney(t.type === 'INCOMING' ? (t.receivedAmount ?? t.sentAmount) : (t.sentAmount ?? t.receivedAmount));
 const railOf = (t: TransactionRow) => t.paymentRail ?? t.rail ?? (t.quoteId ? 'quote' : '-');
+const FILTERS = { customer: 'customerId', pcid: 'platformCustomerId', account: 'accountIdentifier', status: 'status', type: 'type', reference: 'reference', from: 'startDate', to: 'endDate' };
 
-/** Transactions (quotes appear in their transaction's detail): status, amount, rail, and the timeline of status events. */
+/** Transactions, newest first (or oldest): who, status, amount, rail; the detail has its quote and the timeline of its webhook events. */
 export const transactionsView: ResourceView<TransactionRow> = {
   id: 'transactions',
   title: 'Transactions',
   columns: [
-    { header: 'ID', width: 9, value: (t) => shortId(t.id) },
-    { header: 'TIME', width: 14, value: (t) => shortTime(t.createdAt) },
+    { header: 'TIME', width: 20, value: (t) => whenCell(t.createdAt) },
+    { header: 'CUSTOMER', width: 0, value: (t, client) => customerCell(client, t.customerId, 'platform') },
     { header: 'TYPE', width: 9, value: (t) => t.type },
     { header: 'STATUS', width: 12, value: (t) => t.status, color: (t) => statusColor(t.status) },
-    { header: 'AMOUNT', width: 20, value: amountOf, align: 'right' },
-    { header: 'RAIL', width: 0, value: railOf },
+    { header: 'AMOUNT', width: 24, value: amountOf, align: 'right' },
+    { header: 'RAIL', width: 10, value: railOf },
+    { header: 'ID', width: 9, value: (t) => shortId(t.id) },
   ],
-  load: (client, cursor, limit) => contractPage<TransactionRow>(client, '/transactions', cursor, limit),
+  filterHint: filterHintOf(FILTERS),
+  load: (client, { cursor, limit, order, filter }) => {
+    const query = filterQuery(filter, FILTERS);
+    query.set('sortOrder', order);
+    return contractPage<TransactionRow>(client, '/transactions', cursor, limit, query);
+  },
+  orders: true,
+  defaultOrder: 'desc',
   key: (t) => t.id,
+  idPrefix: ['Transaction', 'CardTransaction'],
+  fetch: (client, id) => client.api<TransactionRow>('GET', `/transactions/${encodeURIComponent(id)}`),
   detail: async (client, row) => {
-    const [transaction, events, quote] = await Promise.all([
+    const [transaction, events] = await Promise.all([
       client.api<TransactionRow>('GET', `/transactions/${encodeURIComponent(row.id)}`),
-      client.control<{ data: { id: string; type: string; timestamp: string; status: string }[] }>(
-        'GET',
-        `/webhooks/deliveries?resourceId=${encodeURIComponent(row.id)}&limit=100`,
-      ),
-      row.quoteId ? client.api<Record<string, unknown>>('GET', `/quotes/${encodeURIComponent(row.quoteId)}`).catch(() => undefined) : Promise.resolve(undefined),
+      client.control<{ data: { id: string; type: string; timestamp: string; status: string }[] }>('GET', `/webhooks/deliveries?resourceId=${encodeURIComponent(row.id)}&limit=100`),
     ]);
     return [
       { title: 'Transaction', lines: fieldsOf(transaction) },
-      { title: 'Timeline', lines: [...events.data].reverse().map((e) => `${shortTime(e.timestamp)}  ${e.type}  (webhook ${e.status})`) },
-      ...(quote ? [{ title: 'Quote', lines: fieldsOf(quote) }] : []),
+      { title: `Webhook events (${events.data.length})`, lines: [...events.data].reverse().map((e) => `${e.id}  ${whenCell(e.timestamp)}  ${e.type}  (${e.status})`) },
     ];
   },
   actions: [
@@ -59,6 +64,15 @@ export const transactionsView: ResourceView<TransactionRow> = {
         const type = `${row.type === 'INCOMING' ? 'INCOMING_PAYMENT' : 'OUTGOING_PAYMENT'}.${row.status}`;
         const event = await client.control<{ id: string }>('POST', '/webhooks/trigger', { type, resourceId: row.id });
         return `triggered ${type} ${shortId(event.id)}`;
+      },
+    },
+    {
+      key: 'c',
+      label: 'cancel (POST /transactions/{id}/cancel)',
+      confirm: (t) => `Cancel ${t.id}?`,
+      run: async (client, row) => {
+        const t = await client.api<TransactionRow>('POST', `/transactions/${encodeURIComponent(row.id)}/cancel`, {});
+        return `${shortId(row.id)} is now ${t.status}`;
       },
     },
   ],

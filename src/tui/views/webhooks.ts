@@ -1,5 +1,7 @@
-import { shortId, shortTime, statusColor } from '../format.js';
-import type { ResourceView } from './types.js';
+import { shortId, shortTime, statusColor, whenCell } from '../format.js';
+import { contractPage, fieldsOf, filterHintOf, filterQuery, type ResourceView } from './types.js';
+
+const FILTERS = { type: 'type', status: 'status', resource: 'resourceId', since: 'since' };
 
 /** A delivery as `GET /_sandbox/webhooks/deliveries` returns it. */
 export interface DeliveryRow {
@@ -25,27 +27,26 @@ export const webhooksView: ResourceView<DeliveryRow> = {
   id: 'webhooks',
   title: 'Webhooks',
   columns: [
-    { header: 'TIME', width: 14, value: (d) => shortTime(d.timestamp) },
+    { header: 'TIME', width: 20, value: (d) => whenCell(d.timestamp) },
     { header: 'TYPE', width: 0, value: (d) => d.type },
     { header: 'STATUS', width: 10, value: (d) => d.status, color: (d) => statusColor(d.status) },
     { header: 'TRIES', width: 5, value: (d) => String(d.attempts.length), align: 'right' },
     { header: 'ANSWER', width: 8, value: lastAnswer },
     { header: 'NEXT RETRY', width: 14, value: (d) => shortTime(d.nextAttemptAt) },
   ],
-  load: async (client, cursor, limit) => {
-    const page = await client.control<{ data: DeliveryRow[]; hasMore: boolean; nextCursor?: string; totalCount?: number }>(
-      'GET',
-      `/webhooks/deliveries?limit=${Math.min(limit, 100)}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
-    );
-    return { rows: page.data, nextCursor: page.hasMore ? page.nextCursor : undefined, total: page.totalCount };
-  },
+  filterHint: filterHintOf(FILTERS),
+  defaultOrder: 'desc',
+  load: (client, { cursor, limit, filter }) => contractPage<DeliveryRow>(client, '/webhooks/deliveries', cursor, limit, filterQuery(filter, FILTERS), 'control'),
   key: (d) => d.id,
+  idPrefix: 'Webhook',
+  fetch: (client, id) => client.control<DeliveryRow>('GET', `/webhooks/deliveries/${encodeURIComponent(id)}`),
   detail: async (client, row) => {
     const d = await client.control<DeliveryRow>('GET', `/webhooks/deliveries/${encodeURIComponent(row.id)}`);
     // The exact bytes that are signed and sent (the envelope), pretty-printed.
     const body = JSON.stringify({ id: d.id, type: d.type, timestamp: d.timestamp, data: d.data }, null, 2);
     return [
-      { title: 'Delivery', lines: [`${'event'.padEnd(14)} ${d.id}`, `${'status'.padEnd(14)} ${d.status}`, `${'resource'.padEnd(14)} ${d.resourceId ?? '-'}`, `${'next attempt'.padEnd(14)} ${d.nextAttemptAt ?? '-'}`, `${'delivered at'.padEnd(14)} ${d.deliveredAt ?? '-'}`] },
+      { title: 'Delivery', lines: [`${'event'.padEnd(14)} ${d.id}`, `${'type'.padEnd(14)} ${d.type}`, `${'status'.padEnd(14)} ${d.status}`, `${'resource'.padEnd(14)} ${d.resourceId ?? '-'}`, `${'next attempt'.padEnd(14)} ${d.nextAttemptAt ? whenCell(d.nextAttemptAt) : '-'}`, `${'delivered at'.padEnd(14)} ${d.deliveredAt ? whenCell(d.deliveredAt) : '-'}`] },
+      { title: 'Data', lines: d.data && typeof d.data === 'object' ? fieldsOf(d.data as Record<string, unknown>) : [String(d.data)] },
       {
         title: `Attempts (${d.attempts.length})`,
         lines: d.attempts.map((a) => `#${a.attempt} ${shortTime(a.attemptedAt)} ${a.listenSession ? `listen ${shortId(a.listenSession)} ` : ''}${a.url} -> ${a.responseStatus ?? a.error ?? '?'} in ${Math.round(a.latencyMs)} ms${a.responseExcerpt ? `  ${JSON.stringify(a.responseExcerpt.slice(0, 60))}` : ''}`),
