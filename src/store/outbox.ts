@@ -111,6 +111,8 @@ export class Outbox {
     db: Db,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
+    /** Runs a listener once the event is committed (the context's `afterCommit`). */
+    private readonly notify: (fn: () => void) => void = (fn) => queueMicrotask(fn),
   ) {
     this.insertStmt = db.prepare(
       'INSERT INTO events (id, platform_id, type, resource_id, data, created_at, delivery_state) VALUES (?, ?, ?, ?, ?, ?, ?)',
@@ -132,7 +134,7 @@ export class Outbox {
     const createdAt = this.clock.iso();
     const info = this.insertStmt.run(id, platformId, type, resourceId, JSON.stringify(data), createdAt, this.initialDeliveryState(platformId));
     const event: OutboxEvent = { seq: Number(info.lastInsertRowid), id, platformId, type, resourceId, data, createdAt };
-    for (const listener of this.listeners) queueMicrotask(() => listener(event));
+    for (const listener of this.listeners) this.notify(() => listener(event));
     return event;
   }
 
@@ -152,7 +154,7 @@ export class Outbox {
     this.initialDeliveryState = decide;
   }
 
-  /** Notified (after the current tick) of each appended event; delivery hooks in here. */
+  /** Notified (once committed, after the current tick) of each appended event; delivery hooks in here. */
   subscribe(listener: (event: OutboxEvent) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
