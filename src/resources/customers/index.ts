@@ -1,5 +1,5 @@
 import type { Area } from '../area.js';
-import { customerMigrations, customerWireMigration } from './repo.js';
+import { customerMigrations, customerPerfMigrations, customerWireMigration } from './repo.js';
 import { handlers } from './routes.js';
 import { registerImportJobs, removePlatformImports } from './bulk.js';
 import { refillCustomerWires, removePlatformCustomers, wireOfRow } from './service.js';
@@ -26,7 +26,7 @@ export { registerCustomerUpdateGuard, type CustomerUpdateChallenge, type Custome
 /** Customers: CRUD, End User Terms and consent, contact verification, bulk CSV import. */
 export const customersArea: Area = {
   name: 'customers',
-  migrations: [...customerMigrations, customerWireMigration(wireOfRow)],
+  migrations: [...customerMigrations, customerWireMigration(wireOfRow), ...customerPerfMigrations],
   handlers,
   init: registerImportJobs,
   resetPlatform: (ctx, platform) => {

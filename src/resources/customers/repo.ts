@@ -80,6 +80,21 @@ export const customerMigrations: Migration[] = [
 ];
 
 /**
+ * Issue 26: the unique partial indexes on (platform_id, platform_customer_id) and
+ * (platform_id, uma_address) of active customers repeat the list indexes, which end in the id
+ * and serve the same lookups (the deleted rows they also hold are filtered on the row). The
+ * service checks both before every write that sets them, in the write's transaction; a create
+ * updates two fewer indexes, each at a random place.
+ */
+export const customerPerfMigrations: Migration[] = [
+  {
+    id: 'customers-perf-001',
+    sql: `DROP INDEX customers_platform_customer_id;
+    DROP INDEX customers_uma_address;`,
+  },
+];
+
+/**
  * Each customer's wire JSON (what `GET /customers/{id}` answers) kept in its row, written with
  * every change of the row, so a list page is its rows' text joined. Rows already there get theirs
  * from `wireOf` (the service's presentation of a row).
