@@ -184,6 +184,11 @@ export class InternalAccountRepo {
     );
   }
 
+  /** Writes one new account. */
+  insert(row: InternalAccountRow): void {
+    this.insertMany([row]);
+  }
+
   /** Writes new accounts in one statement (a customer's eleven in one INSERT). */
   insertMany(rows: readonly InternalAccountRow[]): void {
     if (rows.length === 0) return;
