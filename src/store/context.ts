@@ -153,7 +153,17 @@ export function createContext(options: ContextOptions): SandboxContext {
     meta,
     logger: options.logger,
     tx: <T>(fn: () => T): T => {
-      group.open();
+      // The first transaction of a turn is the group's own (a savepoint around it would make
+      // every savepoint nested in it cost more as the database grows); a failure rolls back the
+      // group, which holds nothing else yet. Later ones of the turn are savepoints in it.
+      if (group.open()) {
+        try {
+          return fn();
+        } catch (error) {
+          group.rollback();
+          throw error;
+        }
+      }
       return runInTransaction(fn) as T;
     },
     committed: () => group.committed(),
@@ -187,13 +197,25 @@ class GroupCommit {
     private readonly enabled: boolean,
   ) {}
 
-  /** Opens the shared transaction unless one is open (ours, or one of a caller's own). */
-  open(): void {
-    if (!this.enabled || this.pending || this.db.inTransaction) return;
+  /** Opens the shared transaction unless one is open (ours, or one of a caller's own); true when it did. */
+  open(): boolean {
+    if (!this.enabled || this.pending || this.db.inTransaction) return false;
     this.db.exec('BEGIN');
     this.pending = true;
     this.promise = undefined;
     setImmediate(() => this.commit());
+    return true;
+  }
+
+  /** Undoes the group just opened (its first transaction failed): nothing to commit, nothing to announce. */
+  rollback(): void {
+    if (!this.pending) return;
+    this.pending = false;
+    if (this.db.inTransaction) this.db.exec('ROLLBACK');
+    const waiters = this.waiters;
+    this.waiters = [];
+    this.callbacks = [];
+    for (const waiter of waiters) waiter.resolve();
   }
 
   committed(): Promise<void> | undefined {

@@ -8,7 +8,8 @@ import { api, startCli } from '../helpers/cli.js';
 // and every answer waits for it. Killed with SIGKILL in the middle of a load of creates and
 // fundings, a sandbox restarted on the same file still holds every customer and every funding
 // it answered for, and each balance is the sum of the fundings it answered plus any whose answer
-// the kill cut off (committed, never told), never less.
+// the kill cut off (committed, never told), never less. Refused writes (a duplicate) mixed in
+// undo only themselves.
 const dir = mkdtempSync(join(tmpdir(), 'sbx-group-commit-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -22,6 +23,7 @@ describe('group commit and kill -9', () => {
 
     const created: string[] = [];
     let funded = 0;
+    const refused: number[] = [];
     let stop = false;
     // Ten workers, each a create then a funding of 1, until the kill.
     const worker = async (w: number) => {
@@ -31,6 +33,9 @@ describe('group commit and kill -9', () => {
           if (res.status === 201) created.push(res.body.id);
           const fund = await api(first.baseUrl, 'POST', `/sandbox/internal-accounts/${encodeURIComponent(usd)}/fund`, { amount: 1 });
           if (fund.status === 200) funded += 1;
+          // A refused write in the same turns: its transaction undone, nobody else's.
+          const again = await api(first.baseUrl, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: `Crash ${w} ${i}`, platformCustomerId: `crash-${w}-${i}` });
+          refused.push(again.status);
         } catch {
           return; // the connection died with the process
         }
@@ -46,6 +51,8 @@ describe('group commit and kill -9', () => {
     const answeredFunds = funded;
     expect(answeredCreates.length).toBeGreaterThanOrEqual(200);
     expect(answeredFunds).toBeGreaterThan(0);
+    expect(refused.length).toBeGreaterThan(0);
+    expect(new Set(refused)).toEqual(new Set([409]));
 
     const second = await startCli(['--port', '0', '--db', db, '--quiet']);
     for (const id of answeredCreates) {

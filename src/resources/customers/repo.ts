@@ -297,7 +297,10 @@ export class CustomerRepo {
     this.byIdStmt = db.prepare('SELECT * FROM customers WHERE platform_id = ? AND id = ?');
     this.activeByPlatformIdStmt = db.prepare('SELECT id FROM customers WHERE platform_id = ? AND platform_customer_id = ? AND is_deleted = 0').pluck();
     this.activeByUmaStmt = db.prepare('SELECT id FROM customers WHERE platform_id = ? AND uma_address = ? AND is_deleted = 0').pluck();
-    this.activeByUmaAnyCaseStmt = db.prepare('SELECT id FROM customers WHERE platform_id = ? AND lower(uma_address) = lower(?) AND is_deleted = 0 ORDER BY id LIMIT 1').pluck();
+    // Through the any-case index (the planner would take customers_list_live for the ORDER BY and scan every live customer).
+    this.activeByUmaAnyCaseStmt = db
+      .prepare('SELECT id FROM customers INDEXED BY customers_uma_any_case WHERE platform_id = ? AND lower(uma_address) = lower(?) AND is_deleted = 0 ORDER BY id LIMIT 1')
+      .pluck();
     this.lists = new ListQueries(db);
     this.removePlatformStmt = db.prepare('DELETE FROM customers WHERE platform_id = ?');
   }
