@@ -184,7 +184,7 @@ export function createContext(options: ContextOptions): SandboxContext {
  * one commit cost about one request's. Nothing is shown before its commit: answers wait for
  * `committed()`, outbox listeners (webhook delivery) run after it. A kill -9 loses only writes
  * no one has been told of. The commit of a WAL database with `synchronous = OFF` survives a
- * crash of the process, not of the machine (see docs/performance.md).
+ * crash of the process, not of the machine (docs/benchmark.md, "Writes").
  */
 class GroupCommit {
   private pending = false;
