@@ -1,7 +1,7 @@
 // Card authorisation simulations on one ACTIVE card, 10 connections, file database: each one is
 // decisioning (state, descriptor suffix, limits, funding sources in order) plus a real hold in
 // the ledger, a CARD transaction and its CARD_TRANSACTION.AUTHORIZED event.
-import { api } from './run.mjs';
+import { api, cpuRow } from './run.mjs';
 
 export async function run({ baseUrl, load }) {
   const customer = await api(baseUrl, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Bench Cardholder', currencies: ['USD'] });
@@ -20,5 +20,6 @@ export async function run({ baseUrl, load }) {
   return [
     { name: 'card authorisation simulations, 10 connections', value: r.rps, unit: 'auths/s', target: '>= 800 auths/s', ok: r.rps >= 800 },
     { name: 'card authorisation p99, 10 connections', value: r.p99, unit: 'ms', target: '', ok: true },
+    cpuRow('card authorisation', r),
   ];
 }

@@ -55,8 +55,36 @@ export async function load({ url, connections, method = 'GET', body, headers = {
     headers: { Authorization: AUTH, 'Content-Type': 'application/json', ...headers },
     requests,
   });
-  return { rps: result.requests.average, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
+  return { rps: result.requests.average, total: result.requests.total, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
 }
+
+/** CPU time (user + system) a process has used so far, in ms, from /proc (Linux; USER_HZ 100); undefined elsewhere. */
+export function cpuMs(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * `load` that also reports the sandbox's CPU time per request in ms (`cpuMs`), read from /proc
+ * for the sandbox process `pid` around the load: steadier than throughput on a shared machine.
+ * A second of the same load first, so the figures are the steady state, not the JIT warming up.
+ */
+export function loadWithCpu(pid) {
+  return async (options) => {
+    await load({ ...options, duration: 1 });
+    const before = cpuMs(pid);
+    const r = await load(options);
+    const after = cpuMs(pid);
+    return { ...r, cpuMs: before === undefined || after === undefined || !r.total ? undefined : (after - before) / r.total };
+  };
+}
+
+/** The CPU-per-request row of a write scenario (a request of a pair counts once). */
+export const cpuRow = (name, r) => ({ name: `${name} sandbox CPU per request`, value: r.cpuMs ?? NaN, unit: 'ms', target: '', ok: true, precision: 3 });
 
 /**
  * Imports modules of the sources (`src/...ts`) for a benchmark's client side: the build ships one
@@ -97,7 +125,7 @@ export async function api(baseUrl, method, path, body) {
 }
 
 const rows = [];
-const row = (name, value, unit, target, ok) => rows.push({ name, value: `${value.toFixed(value < 10 ? 1 : 0)} ${unit}`, target, ok });
+const row = (name, value, unit, target, ok, precision) => rows.push({ name, value: `${value.toFixed(precision ?? (value < 10 ? 1 : 0))} ${unit}`, target, ok });
 
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'service-sandbox-bench-'));
@@ -130,7 +158,7 @@ async function main() {
     for (const [index, scenario] of scenarios.entries()) {
       const fresh = await startCli(['--port', '0', '--db', join(dir, `scenario-${index}.db`), '--quiet']);
       try {
-        for (const result of await scenario.run({ baseUrl: fresh.baseUrl, load, seconds })) row(result.name, result.value, result.unit, result.target, result.ok);
+        for (const result of await scenario.run({ baseUrl: fresh.baseUrl, load: loadWithCpu(fresh.child.pid), seconds })) row(result.name, result.value, result.unit, result.target, result.ok, result.precision);
       } finally {
         await stop(fresh.child);
       }

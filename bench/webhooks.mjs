@@ -9,7 +9,11 @@ import { startSandbox } from '../dist/index.js';
 
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 
-/** Delivers `events` events (after a short warm-up) and returns the latency median and p99 in ms. */
+/**
+ * Delivers `events` events (after a short warm-up) and returns the latency median and p99 in ms,
+ * the events delivered per second and the CPU per event in ms (this process: the sandbox in
+ * process and the receiver, which does little).
+ */
 export async function benchWebhooks({ events = 1000, warmup = 50 } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'service-sandbox-bench-webhooks-'));
   const waiting = new Map();
@@ -32,10 +36,16 @@ export async function benchWebhooks({ events = 1000, warmup = 50 } = {}) {
     const { platformId } = await reset.json();
     const ctx = sandbox.context;
     const latencies = [];
+    let cpuStart;
+    let timeStart;
     for (let i = 0; i < warmup + events; i += 1) {
       const resourceId = `Customer:bench-${i % 10}`;
       let received;
       const arrived = new Promise((resolve) => (received = resolve));
+      if (i === warmup) {
+        cpuStart = process.cpuUsage();
+        timeStart = performance.now();
+      }
       const started = performance.now();
       const event = ctx.tx(() => ctx.outbox.append(platformId, 'TEST', resourceId, {}));
       waiting.set(event.id, received);
@@ -43,9 +53,17 @@ export async function benchWebhooks({ events = 1000, warmup = 50 } = {}) {
       waiting.delete(event.id);
       if (i >= warmup) latencies.push(at - started);
     }
+    const elapsedMs = performance.now() - timeStart;
+    const cpu = process.cpuUsage(cpuStart);
     latencies.sort((a, b) => a - b);
     const round = (ms) => Math.round(ms * 100) / 100;
-    return { medianMs: round(percentile(latencies, 50)), p99Ms: round(percentile(latencies, 99)), events };
+    return {
+      medianMs: round(percentile(latencies, 50)),
+      p99Ms: round(percentile(latencies, 99)),
+      events,
+      perSecond: Math.round((events * 1000) / elapsedMs),
+      cpuMsPerEvent: Math.round(((cpu.user + cpu.system) / 1000 / events) * 1000) / 1000,
+    };
   } finally {
     await sandbox.close();
     await new Promise((resolve) => receiver.close(resolve));

@@ -1,5 +1,5 @@
 // Fund + transfer-out pairs on one customer's USD account, 10 connections, file database.
-import { api } from '../run.mjs';
+import { api, cpuRow } from '../run.mjs';
 
 export async function run({ baseUrl, load }) {
   const customer = await api(baseUrl, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Bench Payer', currencies: ['USD'] });
@@ -24,5 +24,6 @@ export async function run({ baseUrl, load }) {
   return [
     { name: 'fund + transfer-out pairs, 10 connections', value: pairs, unit: 'pairs/s', target: '>= 800 pairs/s', ok: pairs >= 800 },
     { name: 'fund / transfer-out p99, 10 connections', value: r.p99, unit: 'ms', target: '', ok: true },
+    cpuRow('fund / transfer-out', r),
   ];
 }

@@ -1,5 +1,5 @@
 // Quote + execute pairs: USD internal account to an MXN external account, 10 connections, file database.
-import { api } from '../run.mjs';
+import { api, cpuRow } from '../run.mjs';
 
 export async function run({ baseUrl, load }) {
   const customer = await api(baseUrl, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Bench Sender', currencies: ['USD'] });
@@ -37,5 +37,6 @@ export async function run({ baseUrl, load }) {
   return [
     { name: 'quote + execute pairs, 10 connections', value: pairs, unit: 'pairs/s', target: '>= 500 pairs/s', ok: pairs >= 500 },
     { name: 'quote / execute p99, 10 connections', value: r.p99, unit: 'ms', target: '', ok: true },
+    cpuRow('quote / execute', r),
   ];
 }

@@ -6,5 +6,7 @@ export async function run() {
   return [
     { name: `webhook delivery latency median (${r.events} events)`, value: r.medianMs, unit: 'ms', target: '', ok: true },
     { name: `webhook delivery latency p99 (${r.events} events)`, value: r.p99Ms, unit: 'ms', target: '', ok: true },
+    { name: 'webhook deliveries one after the other', value: r.perSecond, unit: 'events/s', target: '', ok: true },
+    { name: 'webhook delivery CPU per event (sandbox + receiver)', value: r.cpuMsPerEvent, unit: 'ms', target: '', ok: true, precision: 3 },
   ];
 }

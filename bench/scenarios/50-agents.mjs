@@ -1,6 +1,6 @@
 // Agent quote + execute pairs within policy (AUTO, limits far away): the bearer-authenticated
 // path through the policy guard into the quotes service, 10 connections, file database.
-import { api } from '../run.mjs';
+import { api, cpuRow } from '../run.mjs';
 
 export async function run({ baseUrl, load }) {
   const customer = await api(baseUrl, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Bench Agent Owner', currencies: ['USD'] });
@@ -49,5 +49,6 @@ export async function run({ baseUrl, load }) {
   return [
     { name: 'agent quote + execute pairs (policy AUTO), 10 connections', value: pairs, unit: 'pairs/s', target: '>= 400 pairs/s', ok: pairs >= 400 },
     { name: 'agent quote / execute p99, 10 connections', value: r.p99, unit: 'ms', target: '', ok: true },
+    cpuRow('agent quote / execute', r),
   ];
 }

@@ -81,6 +81,8 @@ export async function applyFixtures(
   if (!doc || typeof doc !== 'object' || !Array.isArray(doc.platforms)) fail('the file', 'platforms', 'expected a list of platforms');
   const summary: FixtureSummary = { platforms: 0, customers: 0, externalAccounts: 0, fundings: 0, quotes: 0, requests: 0 };
 
+  // Writes of this turn waiting for their group commit go first: the load is a transaction of its own.
+  ctx.commitNow();
   if (ctx.db.inTransaction) fail('the file', undefined, 'another load is running');
   ctx.db.exec('BEGIN IMMEDIATE');
   // The calls below are in-process and settle in microtasks, so no other request runs inside

@@ -57,7 +57,7 @@ export interface KeysetPage {
   /** The sort key: a unique, indexed column (`id`, time-ordered). */
   key?: string;
   order?: 'asc' | 'desc';
-  afterKey: string | undefined;
+  afterKey: string | number | undefined;
   take: number;
   /** Forces the index whose columns end with `key` (e.g. `(platform_id, col, id)`), so the page is one index range. */
   index?: string | undefined;

@@ -94,8 +94,9 @@ export class DeliveriesRepo {
        WHERE id = ? AND delivery_state = 'RETRYING' AND retry_job_id = ?`,
     );
     this.recoverStmt = db.prepare(
-      `UPDATE events SET delivery_state = 'PENDING', attempt_count = MAX(attempt_count - 1, 0)
-       WHERE delivery_state = 'SENDING' AND (@id IS NULL OR id = @id)`,
+      // Through the index of unfinished events (a few), not a scan of every event.
+      `UPDATE events INDEXED BY events_unfinished SET delivery_state = 'PENDING', attempt_count = MAX(attempt_count - 1, 0)
+       WHERE delivery_state IN ('PENDING', 'SENDING', 'RETRYING') AND delivery_state = 'SENDING' AND (@id IS NULL OR id = @id)`,
     );
     this.insertAttemptStmt = db.prepare(
       `INSERT INTO webhook_attempts (event_id, platform_id, attempt, attempted_at, url, outcome, response_status, error, latency_ms, response_excerpt, listen_session)

@@ -319,6 +319,8 @@ export class WebhookDelivery {
 
   /** One HTTP attempt, then its outcome recorded in one transaction. */
   private async attempt(row: DeliveryRow, url: string, retry: boolean): Promise<AttemptResult | undefined> {
+    // Nothing leaves before it is committed (group commit): the event, and this attempt's SENDING mark.
+    await this.ctx.committed();
     const body = envelopeOf(row);
     const attemptedAt = this.ctx.clock.iso();
     const started = performance.now();

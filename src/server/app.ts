@@ -174,6 +174,9 @@ export function createServer(ctx: SandboxContext, options: ServerOptions): Hono<
       const platform = c.get('platform') as { id: string } | undefined;
       if (platform !== undefined) coverage.recordOperation(platform.id, op.operationId, c.res.status);
     }
+    // Group commit: the answer leaves once what the request wrote (or read) is committed.
+    const committed = ctx.committed();
+    if (committed !== undefined) await committed;
     const ms = performance.now() - started;
     c.res.headers.set('X-Request-Id', requestId);
     // The sandbox's own measure of the request (what a latency fault adds shows here).

@@ -62,6 +62,25 @@ export const outboxMigrations: Migration[] = [
     id: 'outbox-003',
     sql: `ALTER TABLE webhook_attempts ADD COLUMN listen_session TEXT;`,
   },
+  {
+    // Issue 26: two indexes another serves. Event ids are made in append order, as seq is, so
+    // (platform_id, id) and (platform_id, resource_id, id) of the lists order as the seq ones did;
+    // the change stream tails by seq through the primary key. Each event insert updates two fewer.
+    id: 'outbox-perf-001',
+    sql: `DROP INDEX events_platform;
+    DROP INDEX events_resource;`,
+  },
+  {
+    // Issue 26: delivery's indexes hold the events it still has to handle, not every event:
+    // the PENDING ones in order (the queue), and the unfinished ones by resource (an event is
+    // taken only when no earlier one of its resource is unfinished: a look at a few entries
+    // instead of the resource's whole history; a restart finds the SENDING ones there). Events
+    // of a platform without an endpoint, and delivered ones, are in neither.
+    id: 'outbox-perf-002',
+    sql: `DROP INDEX events_delivery;
+    CREATE INDEX events_pending ON events (seq) WHERE delivery_state = 'PENDING';
+    CREATE INDEX events_unfinished ON events (platform_id, resource_id, seq) WHERE delivery_state IN ('PENDING', 'SENDING', 'RETRYING');`,
+  },
 ];
 
 /** An event as recorded. `data` is the full resource as its GET returns it. */
@@ -111,19 +130,25 @@ export class Outbox {
     db: Db,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
+    /** Runs a listener once the event is committed (the context's `afterCommit`). */
+    private readonly notify: (fn: () => void) => void = (fn) => queueMicrotask(fn),
   ) {
     this.insertStmt = db.prepare(
       'INSERT INTO events (id, platform_id, type, resource_id, data, created_at, delivery_state) VALUES (?, ?, ?, ?, ?, ?, ?)',
     );
-    this.listStmt = db.prepare('SELECT * FROM events WHERE platform_id = ? AND seq > ? ORDER BY seq LIMIT ?');
-    this.latestStmt = db.prepare('SELECT * FROM events WHERE platform_id = ? AND resource_id = ? AND type = ? ORDER BY seq DESC LIMIT 1');
+    // Tails by seq (the primary key) from `afterSeq`: the recent events of every platform, the platform's kept.
+    this.listStmt = db.prepare('SELECT * FROM events WHERE seq > ? AND platform_id = ? ORDER BY seq LIMIT ?');
+    // Ids are made in append order: the newest by id is the newest by seq.
+    this.latestStmt = db.prepare(
+      'SELECT * FROM events INDEXED BY events_list_resource WHERE platform_id = ? AND resource_id = ? AND type = ? ORDER BY id DESC LIMIT 1',
+    );
     this.removePlatformStmt = db.prepare('DELETE FROM events WHERE platform_id = ?');
-    this.latestSeqStmt = db.prepare('SELECT MAX(seq) AS seq FROM events WHERE platform_id = ?');
+    this.latestSeqStmt = db.prepare('SELECT seq FROM events INDEXED BY events_list_platform WHERE platform_id = ? ORDER BY id DESC LIMIT 1');
   }
 
   /** The sequence number of a platform's newest event (0 when it has none). */
   latestSeq(platformId: string): number {
-    return (this.latestSeqStmt.get(platformId) as { seq: number | null }).seq ?? 0;
+    return (this.latestSeqStmt.get(platformId) as { seq: number } | undefined)?.seq ?? 0;
   }
 
   /** Records an event; call it inside the transaction of the state change. */
@@ -132,13 +157,13 @@ export class Outbox {
     const createdAt = this.clock.iso();
     const info = this.insertStmt.run(id, platformId, type, resourceId, JSON.stringify(data), createdAt, this.initialDeliveryState(platformId));
     const event: OutboxEvent = { seq: Number(info.lastInsertRowid), id, platformId, type, resourceId, data, createdAt };
-    for (const listener of this.listeners) queueMicrotask(() => listener(event));
+    for (const listener of this.listeners) this.notify(() => listener(event));
     return event;
   }
 
   /** Events of a platform after `afterSeq`, oldest first. */
   list(platformId: string, afterSeq = 0, limit = 100): OutboxEvent[] {
-    return (this.listStmt.all(platformId, afterSeq, limit) as EventRow[]).map(toEvent);
+    return (this.listStmt.all(afterSeq, platformId, limit) as EventRow[]).map(toEvent);
   }
 
   /** The latest event of a type for a resource, if any. */
@@ -152,7 +177,7 @@ export class Outbox {
     this.initialDeliveryState = decide;
   }
 
-  /** Notified (after the current tick) of each appended event; delivery hooks in here. */
+  /** Notified (once committed, after the current tick) of each appended event; delivery hooks in here. */
   subscribe(listener: (event: OutboxEvent) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);

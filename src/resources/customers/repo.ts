@@ -80,6 +80,21 @@ export const customerMigrations: Migration[] = [
 ];
 
 /**
+ * Issue 26: the unique partial indexes on (platform_id, platform_customer_id) and
+ * (platform_id, uma_address) of active customers repeat the list indexes, which end in the id
+ * and serve the same lookups (the deleted rows they also hold are filtered on the row). The
+ * service checks both before every write that sets them, in the write's transaction; a create
+ * updates two fewer indexes, each at a random place.
+ */
+export const customerPerfMigrations: Migration[] = [
+  {
+    id: 'customers-perf-001',
+    sql: `DROP INDEX customers_platform_customer_id;
+    DROP INDEX customers_uma_address;`,
+  },
+];
+
+/**
  * Each customer's wire JSON (what `GET /customers/{id}` answers) kept in its row, written with
  * every change of the row, so a list page is its rows' text joined. Rows already there get theirs
  * from `wireOf` (the service's presentation of a row).
@@ -282,7 +297,10 @@ export class CustomerRepo {
     this.byIdStmt = db.prepare('SELECT * FROM customers WHERE platform_id = ? AND id = ?');
     this.activeByPlatformIdStmt = db.prepare('SELECT id FROM customers WHERE platform_id = ? AND platform_customer_id = ? AND is_deleted = 0').pluck();
     this.activeByUmaStmt = db.prepare('SELECT id FROM customers WHERE platform_id = ? AND uma_address = ? AND is_deleted = 0').pluck();
-    this.activeByUmaAnyCaseStmt = db.prepare('SELECT id FROM customers WHERE platform_id = ? AND lower(uma_address) = lower(?) AND is_deleted = 0 ORDER BY id LIMIT 1').pluck();
+    // Through the any-case index (the planner would take customers_list_live for the ORDER BY and scan every live customer).
+    this.activeByUmaAnyCaseStmt = db
+      .prepare('SELECT id FROM customers INDEXED BY customers_uma_any_case WHERE platform_id = ? AND lower(uma_address) = lower(?) AND is_deleted = 0 ORDER BY id LIMIT 1')
+      .pluck();
     this.lists = new ListQueries(db);
     this.removePlatformStmt = db.prepare('DELETE FROM customers WHERE platform_id = ?');
   }

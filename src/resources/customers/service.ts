@@ -285,7 +285,7 @@ export function createCustomer(ctx: SandboxContext, platform: Platform, input: C
       updatedAt: now,
     };
     repo.insert(toRow(record));
-    if (accountsAllowed(platform, record)) provisionCustomerAccounts(ctx, platform, record);
+    if (accountsAllowed(platform, record)) provisionCustomerAccounts(ctx, platform, record, true);
     const type = statusEventType(customerType, record.kycStatus);
     if (type) ctx.outbox.append(platform.id, type, id, presentCustomer(record));
     recordRule(ctx, platform.id, input.customerType === 'BUSINESS' ? businessCreationRules.id('created-unverified') : individualNameRules.of(suffixOf(input.fullName)));

@@ -1,6 +1,36 @@
 import { ListQueries, maintainedCountDdl, Where } from '../../core/list-query.js';
+import type { Statement } from 'better-sqlite3';
 import type { Db, Migration } from '../../store/db.js';
 import type { PageRequest } from '../../core/pagination.js';
+
+// Short index keys for long text values: a lookup matches the key, then the whole value on the row.
+// Each is written out as it is in the indexes of internal-accounts-perf-001 (SQLite uses an index
+// on an expression only for the same expression); a test checks the plans (lists-plans).
+/**
+ * The time and counter of an id's UUIDv7 (`InternalAccount:<uuid>`, `Customer:<uuid>`): unique
+ * among the ids of one sandbox (the id source never repeats a millisecond and counter) and
+ * increasing, so new keys go to the end of the index (one page a commit, not one per row).
+ */
+const ID_KEY = 'substr(id, 17, 18)';
+const OWNER_KEY = 'substr(customer_id, 10, 18)';
+/** The last eight characters of the platform id (the random tail of its UUID). */
+const PLATFORM_KEY = 'substr(platform_id, -8)';
+/** The account type as a one-byte code for the type index: 0 fiat, 1 crypto, 2 embedded wallet. */
+const TYPE_CODE = "(CASE currency WHEN 'USDB' THEN 2 WHEN 'USDC' THEN 1 WHEN 'BTC' THEN 1 WHEN 'USDT' THEN 1 ELSE 0 END)";
+const TYPE_CODES: Record<string, number> = { INTERNAL_FIAT: 0, INTERNAL_CRYPTO: 1, EMBEDDED_WALLET: 2 };
+/** The account type of a currency, in SQL (the same table as the service's `accountTypeOf`). */
+const typeOfSql = (currency: string) =>
+  `CASE ${currency} WHEN 'USDB' THEN 'EMBEDDED_WALLET' WHEN 'USDC' THEN 'INTERNAL_CRYPTO' WHEN 'BTC' THEN 'INTERNAL_CRYPTO' WHEN 'USDT' THEN 'INTERNAL_CRYPTO' ELSE 'INTERNAL_FIAT' END`;
+
+/** The contract's `InternalAccountType`. */
+export type InternalAccountType = 'INTERNAL_FIAT' | 'INTERNAL_CRYPTO' | 'EMBEDDED_WALLET';
+
+/** The account type a currency is held in (`typeOfSql` is the same table in SQL). */
+export function accountTypeOf(currency: string): InternalAccountType {
+  if (currency === 'USDB') return 'EMBEDDED_WALLET';
+  if (currency === 'USDC' || currency === 'BTC' || currency === 'USDT') return 'INTERNAL_CRYPTO';
+  return 'INTERNAL_FIAT';
+}
 
 /** Internal accounts: the balances a customer (or the platform, `customer_id` null) holds with the service. */
 export const internalAccountMigrations: Migration[] = [
@@ -27,9 +57,38 @@ export const internalAccountMigrations: Migration[] = [
     CREATE INDEX internal_accounts_list_type ON internal_accounts (platform_id, type, id);
     ${maintainedCountDdl('internal_accounts', 'internal_account_counts', [['platform_owned', '{row}.customer_id IS NULL'], 'currency', 'type'])}`,
   },
+  {
+    // Compact rows (issue 26): an integer row id behind the text id, the lists keyed by it (ids
+    // are made in creation order, so row id order is id order; the copy below keeps it), `type`
+    // derived from the currency instead of stored, ACTIVE and an unchanged `updated_at` stored as
+    // NULL, and the long text keys of the lookups indexed by a short piece of themselves (the
+    // UUID's time and counter, the platform id's last eight characters) with the whole value
+    // checked on the row. Six indexes of 140-165 MB per million rows become five of 20-32 MB.
+    id: 'internal-accounts-perf-001',
+    sql: `CREATE TABLE internal_accounts_compact (
+      rid INTEGER PRIMARY KEY,
+      id TEXT NOT NULL,
+      platform_id TEXT NOT NULL,
+      customer_id TEXT,
+      currency TEXT NOT NULL,
+      status TEXT,
+      created_at TEXT NOT NULL,
+      updated_at TEXT
+    );
+    INSERT INTO internal_accounts_compact (id, platform_id, customer_id, currency, status, created_at, updated_at)
+      SELECT id, platform_id, customer_id, currency, NULLIF(status, 'ACTIVE'), created_at, NULLIF(updated_at, created_at) FROM internal_accounts ORDER BY id;
+    DROP TABLE IF EXISTS internal_account_counts;
+    DROP TABLE internal_accounts;
+    ALTER TABLE internal_accounts_compact RENAME TO internal_accounts;
+    CREATE INDEX internal_accounts_by_id ON internal_accounts (substr(id, 17, 18));
+    CREATE INDEX internal_accounts_by_owner ON internal_accounts (substr(customer_id, 10, 18));
+    CREATE INDEX internal_accounts_by_platform ON internal_accounts (substr(platform_id, -8));
+    CREATE INDEX internal_accounts_by_currency ON internal_accounts (substr(platform_id, -8), currency);
+    CREATE INDEX internal_accounts_by_type ON internal_accounts (substr(platform_id, -8), (CASE currency WHEN 'USDB' THEN 2 WHEN 'USDC' THEN 1 WHEN 'BTC' THEN 1 WHEN 'USDT' THEN 1 ELSE 0 END));
+    ${maintainedCountDdl('internal_accounts', 'internal_account_counts', [['platform_owned', '{row}.customer_id IS NULL'], 'currency', ['type', typeOfSql('{row}.currency')]])}`,
+  },
 ];
-
-/** An internal account row as stored. */
+/** An internal account as the service sees it (the stored row with its derived values filled in). */
 export interface InternalAccountRow {
   id: string;
   platform_id: string;
@@ -39,6 +98,33 @@ export interface InternalAccountRow {
   status: string;
   created_at: string;
   updated_at: string;
+}
+
+/** A row as stored: `status` NULL is ACTIVE, `updated_at` NULL is `created_at`; `type` is not stored. */
+interface StoredRow {
+  rid: number;
+  id: string;
+  platform_id: string;
+  customer_id: string | null;
+  currency: string;
+  status: string | null;
+  created_at: string;
+  updated_at: string | null;
+}
+
+const COLUMNS = 'rid, id, platform_id, customer_id, currency, status, created_at, updated_at';
+
+function fromStored(row: StoredRow): InternalAccountRow {
+  return {
+    id: row.id,
+    platform_id: row.platform_id,
+    customer_id: row.customer_id,
+    type: accountTypeOf(row.currency),
+    currency: row.currency,
+    status: row.status ?? 'ACTIVE',
+    created_at: row.created_at,
+    updated_at: row.updated_at ?? row.created_at,
+  };
 }
 
 /** Filters of the internal-account lists; undefined means "any". */
@@ -51,65 +137,103 @@ export interface InternalAccountFilter {
   type?: string | undefined;
 }
 
-/** The index whose leading equality serves the filter (every one ends in `id`, the sort key). */
+/** The index whose leading equality serves the filter (every one ends in the row id, the sort key). */
 function indexFor(filter: InternalAccountFilter): string {
-  if (filter.customerId !== undefined || !filter.customerOwned) return 'internal_accounts_customer';
-  if (filter.currency !== undefined) return 'internal_accounts_list_currency';
-  if (filter.type !== undefined) return 'internal_accounts_list_type';
-  return 'internal_accounts_platform';
+  if (filter.customerId !== undefined || !filter.customerOwned) return 'internal_accounts_by_owner';
+  if (filter.currency !== undefined) return 'internal_accounts_by_currency';
+  if (filter.type !== undefined) return 'internal_accounts_by_type';
+  return 'internal_accounts_by_platform';
 }
 
-/** The WHERE of the filters given, and only those. */
+/** The WHERE of the filters given, and only those: each short index key, then the whole value. */
 function whereOf(filter: InternalAccountFilter): Where {
-  const where = new Where().eq('platform_id', filter.platformId);
+  const where = new Where();
+  if (!filter.customerOwned) where.add(`${OWNER_KEY} IS NULL`);
+  else if (filter.customerId !== undefined) where.eq(OWNER_KEY, filter.customerId.slice(9, 27));
+  else where.eq(PLATFORM_KEY, filter.platformId.slice(-8));
+  if (filter.customerId === undefined && filter.customerOwned && filter.currency === undefined && filter.type !== undefined) where.eq(TYPE_CODE, TYPE_CODES[filter.type] ?? -1);
+  where.eq('platform_id', filter.platformId);
   if (!filter.customerOwned) where.add('customer_id IS NULL');
   else if (filter.customerId === undefined) where.add('customer_id IS NOT NULL');
-  return where.eq('customer_id', filter.customerOwned ? filter.customerId : undefined).eq('currency', filter.currency).eq('type', filter.type);
+  return where.eq('customer_id', filter.customerOwned ? filter.customerId : undefined).eq('currency', filter.currency).eq(typeOfSql('currency'), filter.type);
 }
 
 /** The only SQL of the internal-accounts area. */
 export class InternalAccountRepo {
-  private readonly insertStmt;
+  private readonly insertStmts = new Map<number, Statement<unknown[]>>();
   private readonly byIdStmt;
-  private readonly byOwnerStmt;
+  private readonly ridStmt;
+  private readonly byCustomerStmt;
+  private readonly byPlatformOwnedStmt;
   private readonly lists;
   private readonly removePlatformStmt;
   private readonly updateStatusStmt;
   private readonly closeOwnerStmt;
 
-  constructor(db: Db) {
-    this.insertStmt = db.prepare(
-      `INSERT INTO internal_accounts (id, platform_id, customer_id, type, currency, status, created_at, updated_at)
-       VALUES (@id, @platform_id, @customer_id, @type, @currency, @status, @created_at, @updated_at)`,
-    );
-    this.byIdStmt = db.prepare('SELECT * FROM internal_accounts WHERE platform_id = ? AND id = ?');
-    this.byOwnerStmt = db.prepare('SELECT * FROM internal_accounts WHERE platform_id = ? AND customer_id IS ? ORDER BY id');
+  constructor(private readonly db: Db) {
+    this.byIdStmt = db.prepare(`SELECT ${COLUMNS} FROM internal_accounts WHERE ${ID_KEY} = substr(@id, 17, 18) AND id = @id AND platform_id = @platform`);
+    this.ridStmt = db.prepare(`SELECT rid FROM internal_accounts WHERE ${ID_KEY} = substr(@id, 17, 18) AND id = @id`).pluck();
+    this.byCustomerStmt = db.prepare(`SELECT ${COLUMNS} FROM internal_accounts WHERE ${OWNER_KEY} = substr(@customer, 10, 18) AND customer_id = @customer AND platform_id = @platform ORDER BY rid`);
+    this.byPlatformOwnedStmt = db.prepare(`SELECT ${COLUMNS} FROM internal_accounts WHERE ${OWNER_KEY} IS NULL AND customer_id IS NULL AND platform_id = ? ORDER BY rid`);
     this.lists = new ListQueries(db);
-    this.removePlatformStmt = db.prepare('DELETE FROM internal_accounts WHERE platform_id = ?');
-    this.updateStatusStmt = db.prepare('UPDATE internal_accounts SET status = ?, updated_at = ? WHERE id = ?');
-    this.closeOwnerStmt = db.prepare("UPDATE internal_accounts SET status = 'CLOSED', updated_at = ? WHERE platform_id = ? AND customer_id = ? AND status <> 'CLOSED'");
+    this.removePlatformStmt = db.prepare(`DELETE FROM internal_accounts WHERE ${PLATFORM_KEY} = substr(@platform, -8) AND platform_id = @platform`);
+    this.updateStatusStmt = db.prepare(
+      `UPDATE internal_accounts SET status = NULLIF(@status, 'ACTIVE'), updated_at = NULLIF(@at, created_at) WHERE ${ID_KEY} = substr(@id, 17, 18) AND id = @id`,
+    );
+    this.closeOwnerStmt = db.prepare(
+      `UPDATE internal_accounts SET status = 'CLOSED', updated_at = NULLIF(@at, created_at)
+       WHERE ${OWNER_KEY} = substr(@customer, 10, 18) AND customer_id = @customer AND platform_id = @platform AND status IS NOT 'CLOSED'`,
+    );
   }
 
+  /** Writes one new account. */
   insert(row: InternalAccountRow): void {
-    this.insertStmt.run(row);
+    this.insertMany([row]);
+  }
+
+  /** Writes new accounts in one statement (a customer's eleven in one INSERT). */
+  insertMany(rows: readonly InternalAccountRow[]): void {
+    if (rows.length === 0) return;
+    let statement = this.insertStmts.get(rows.length);
+    if (!statement) {
+      const values = Array.from({ length: rows.length }, () => '(?, ?, ?, ?, ?, ?, ?)').join(', ');
+      statement = this.db.prepare<unknown[]>(`INSERT INTO internal_accounts (id, platform_id, customer_id, currency, status, created_at, updated_at) VALUES ${values}`);
+      this.insertStmts.set(rows.length, statement);
+    }
+    const params: unknown[] = [];
+    for (const row of rows) {
+      params.push(row.id, row.platform_id, row.customer_id, row.currency, row.status === 'ACTIVE' ? null : row.status, row.created_at, row.updated_at === row.created_at ? null : row.updated_at);
+    }
+    statement.run(...params);
   }
 
   byId(platformId: string, id: string): InternalAccountRow | undefined {
-    return this.byIdStmt.get(platformId, id) as InternalAccountRow | undefined;
+    const row = this.byIdStmt.get({ id, platform: platformId }) as StoredRow | undefined;
+    return row && fromStored(row);
   }
 
   /** Accounts of one owner (`customerId` null: the platform's own), oldest first. */
   byOwner(platformId: string, customerId: string | null): InternalAccountRow[] {
-    return this.byOwnerStmt.all(platformId, customerId) as InternalAccountRow[];
-  }
-
-  /** One page in id order through the index of the filter given. */
-  page(filter: InternalAccountFilter, request: PageRequest): InternalAccountRow[] {
-    return this.lists.page<InternalAccountRow>({ table: 'internal_accounts', where: whereOf(filter), index: indexFor(filter), afterKey: request.afterKey, take: request.take });
+    const rows = (customerId === null ? this.byPlatformOwnedStmt.all(platformId) : this.byCustomerStmt.all({ customer: customerId, platform: platformId })) as StoredRow[];
+    return rows.map(fromStored);
   }
 
   /**
-   * `totalCount`: one customer's accounts counted through the customer index; every other
+   * One page in creation order (the row id; ids are made in the same order) through the index of
+   * the filter given. The cursor's account id is looked up for its row id; an unknown one ends the list.
+   */
+  page(filter: InternalAccountFilter, request: PageRequest): InternalAccountRow[] {
+    let afterKey: number | undefined;
+    if (request.afterKey !== undefined) {
+      afterKey = this.ridStmt.get({ id: request.afterKey }) as number | undefined;
+      if (afterKey === undefined) return [];
+    }
+    const spec = { table: 'internal_accounts', key: 'rid', where: whereOf(filter), index: indexFor(filter), afterKey, take: request.take };
+    return this.lists.page<StoredRow>(spec).map(fromStored);
+  }
+
+  /**
+   * `totalCount`: one customer's accounts counted through the owner index; every other
    * filter combination (owner kind, currency, type) from the maintained count.
    */
   count(filter: InternalAccountFilter): number {
@@ -119,16 +243,15 @@ export class InternalAccountRepo {
   }
 
   updateStatus(id: string, status: string, updatedAt: string): void {
-    this.updateStatusStmt.run(status, updatedAt, id);
+    this.updateStatusStmt.run({ status, at: updatedAt, id });
   }
 
   /** Closes every open account of a customer. */
   closeOwner(platformId: string, customerId: string, updatedAt: string): void {
-    this.closeOwnerStmt.run(updatedAt, platformId, customerId);
+    this.closeOwnerStmt.run({ at: updatedAt, platform: platformId, customer: customerId });
   }
 
   removePlatform(platformId: string): void {
-    this.removePlatformStmt.run(platformId);
+    this.removePlatformStmt.run({ platform: platformId });
   }
 }
-

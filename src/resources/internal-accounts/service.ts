@@ -5,10 +5,8 @@ import { currencyOf, type Currency } from '../../core/money.js';
 import { paginate, type Page } from '../../core/pagination.js';
 import { accountBalances } from '../ledger/index.js';
 import type { Platform } from '../../tenancy/index.js';
-import { InternalAccountRepo, type InternalAccountFilter, type InternalAccountRow } from './repo.js';
+import { accountTypeOf, InternalAccountRepo, type InternalAccountFilter, type InternalAccountRow, type InternalAccountType } from './repo.js';
 
-/** The contract's `InternalAccountType`. */
-export type InternalAccountType = 'INTERNAL_FIAT' | 'INTERNAL_CRYPTO' | 'EMBEDDED_WALLET';
 
 /** What provisioning needs to know of a customer. */
 export interface AccountHolder {
@@ -33,12 +31,7 @@ export function balancesOf(ctx: SandboxContext, accountId: string): AccountBalan
   return accountBalances(ctx, accountId);
 }
 
-/** The account type a currency is held in. */
-export function accountTypeOf(currency: string): InternalAccountType {
-  if (currency === 'USDB') return 'EMBEDDED_WALLET';
-  if (currency === 'USDC' || currency === 'BTC' || currency === 'USDT') return 'INTERNAL_CRYPTO';
-  return 'INTERNAL_FIAT';
-}
+export { accountTypeOf, type InternalAccountType };
 
 const fallbackCurrency = (code: string): Currency => ({ code, name: code, symbol: '', decimals: 2 });
 
@@ -60,17 +53,19 @@ export function presentInternalAccount(ctx: SandboxContext, row: InternalAccount
 }
 
 /**
- * Creates an owner's missing accounts, one per wanted currency; existing ones are kept.
+ * Creates an owner's missing accounts, one per wanted currency, in one statement; existing ones
+ * are kept (`isNew`: the owner was made in this transaction and has none, so none are read).
  * `ownerId` null is the platform itself. Returns every account of the owner afterwards.
  */
-function provision(ctx: SandboxContext, platform: Platform, ownerId: string | null, wanted: Iterable<string>): InternalAccountRow[] {
+function provision(ctx: SandboxContext, platform: Platform, ownerId: string | null, wanted: Iterable<string>, isNew = false): InternalAccountRow[] {
   const repo = internalAccountRepo(ctx);
-  const existing = repo.byOwner(platform.id, ownerId);
+  const existing = isNew ? [] : repo.byOwner(platform.id, ownerId);
   const have = new Set(existing.map((row) => row.currency));
   const now = ctx.clock.iso();
+  const added: InternalAccountRow[] = [];
   for (const currency of new Set(wanted)) {
     if (have.has(currency)) continue;
-    const row: InternalAccountRow = {
+    added.push({
       id: ctx.ids.next('InternalAccount'),
       platform_id: platform.id,
       customer_id: ownerId,
@@ -79,11 +74,10 @@ function provision(ctx: SandboxContext, platform: Platform, ownerId: string | nu
       status: 'ACTIVE',
       created_at: now,
       updated_at: now,
-    };
-    repo.insert(row);
-    existing.push(row);
+    });
   }
-  return existing;
+  repo.insertMany(added);
+  return existing.length === 0 ? added : [...existing, ...added];
 }
 
 const configuredCurrencies = (platform: Platform) => platform.config.supportedCurrencies.map((c) => c.currencyCode);
@@ -91,11 +85,12 @@ const configuredCurrencies = (platform: Platform) => platform.config.supportedCu
 /**
  * Creates the customer's missing internal accounts, one per currency (the customer's
  * `currencies`, or else every currency of the platform's configuration). Idempotent. Call it
- * inside the caller's transaction. Returns every account of the customer after provisioning.
+ * inside the caller's transaction; `isNew` when the customer was created in it (nothing to read).
+ * Returns every account of the customer after provisioning.
  */
-export function provisionCustomerAccounts(ctx: SandboxContext, platform: Platform, customer: AccountHolder): InternalAccountRow[] {
+export function provisionCustomerAccounts(ctx: SandboxContext, platform: Platform, customer: AccountHolder, isNew = false): InternalAccountRow[] {
   const wanted = customer.currencies && customer.currencies.length > 0 ? customer.currencies : configuredCurrencies(platform);
-  return provision(ctx, platform, customer.id, wanted);
+  return provision(ctx, platform, customer.id, wanted, isNew);
 }
 
 /**

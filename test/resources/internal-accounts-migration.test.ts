@@ -1,0 +1,97 @@
+import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { startSandbox } from '../../src/index.js';
+import { internalAccountMigrations } from '../../src/resources/internal-accounts/repo.js';
+import { Api, individual } from '../helpers/sandbox.js';
+
+// internal-accounts-perf-001 turns the table of the earlier migrations (text keys, six indexes,
+// stored type) into compact rows. A database in the earlier shape, with customers, accounts of
+// several currencies, balances, a closed account and the platform's own accounts, answers the
+// same after the migration: every account, page by page, counts and balances.
+const LEGACY = internalAccountMigrations.filter((m) => m.id === 'internal-accounts-001' || m.id === 'internal-accounts-lists-001');
+
+async function text(api: Api, path: string): Promise<string> {
+  const auth = `Basic ${Buffer.from(`${api.clientId}:${api.clientSecret}`).toString('base64')}`;
+  const res = await fetch(`${api.sandbox.baseUrl}${path}`, { headers: { Authorization: auth } });
+  expect(res.status, path).toBe(200);
+  return res.text();
+}
+
+describe('internal accounts: migration to compact rows', () => {
+  it('an older database reads back the same accounts, pages, counts and balances', async () => {
+    expect(LEGACY).toHaveLength(2);
+    const dir = mkdtempSync(join(tmpdir(), 'ia-migration-'));
+    const file = join(dir, 'sandbox.db');
+    try {
+      let sandbox = await startSandbox({ db: file });
+      let api = new Api(sandbox);
+      const customers: string[] = [];
+      for (const currencies of [[], ['USD'], ['EUR', 'USDC', 'USDB'], []]) {
+        const res = await api.post('/customers', individual(currencies));
+        expect(res.status).toBe(201);
+        customers.push(res.body.id);
+      }
+      const usd = (await api.get(`/customers/internal-accounts?customerId=${encodeURIComponent(customers[1]!)}`)).body.data[0];
+      expect((await api.post(`/sandbox/internal-accounts/${encodeURIComponent(usd.id)}/fund`, { amount: 12_345 })).status).toBe(200);
+      expect((await api.request('DELETE', `/customers/${encodeURIComponent(customers[3]!)}`)).status).toBeLessThan(300);
+      expect((await api.get('/platform/internal-accounts')).status).toBe(200);
+      const paths = [
+        '/customers/internal-accounts?limit=7',
+        '/customers/internal-accounts?currency=USD',
+        '/customers/internal-accounts?type=INTERNAL_CRYPTO',
+        '/customers/internal-accounts?type=EMBEDDED_WALLET',
+        ...customers.map((id) => `/customers/internal-accounts?customerId=${encodeURIComponent(id)}`),
+        '/platform/internal-accounts',
+      ];
+      const pages = async () => {
+        const out: string[] = [];
+        for (const path of paths) out.push(await text(api, path));
+        // Every page of the whole list, through the cursors.
+        for (let cursor: string | undefined, n = 0; n < 20; n += 1) {
+          const page = JSON.parse(await text(api, `/customers/internal-accounts?limit=7${cursor ? `&cursor=${cursor}` : ''}`));
+          out.push(JSON.stringify(page));
+          if (!page.hasMore) break;
+          cursor = page.nextCursor;
+        }
+        return out;
+      };
+      const before = await pages();
+      await sandbox.close();
+
+      // The database as the earlier migrations left it: their table, indexes and count triggers, the rows in it.
+      const db = new Database(file);
+      db.exec(`DROP TRIGGER internal_account_counts_insert; DROP TRIGGER internal_account_counts_delete; DROP TRIGGER internal_account_counts_update;
+        DROP TABLE internal_account_counts;
+        ALTER TABLE internal_accounts RENAME TO compact;`);
+      for (const migration of LEGACY) db.exec(migration.sql);
+      db.exec(`INSERT INTO internal_accounts (id, platform_id, customer_id, type, currency, status, created_at, updated_at)
+        SELECT id, platform_id, customer_id,
+          CASE currency WHEN 'USDB' THEN 'EMBEDDED_WALLET' WHEN 'USDC' THEN 'INTERNAL_CRYPTO' WHEN 'BTC' THEN 'INTERNAL_CRYPTO' WHEN 'USDT' THEN 'INTERNAL_CRYPTO' ELSE 'INTERNAL_FIAT' END,
+          currency, COALESCE(status, 'ACTIVE'), created_at, COALESCE(updated_at, created_at) FROM compact ORDER BY rid DESC;
+        DROP TABLE compact;
+        DELETE FROM schema_migrations WHERE id = 'internal-accounts-perf-001';`);
+      expect(db.prepare("SELECT COUNT(*) FROM pragma_table_info('internal_accounts') WHERE name = 'type'").pluck().get()).toBe(1);
+      expect(db.prepare("SELECT COUNT(*) FROM internal_accounts WHERE status = 'CLOSED'").pluck().get()).toBeGreaterThan(0);
+      db.close();
+
+      sandbox = await startSandbox({ db: file });
+      api = new Api(sandbox);
+      try {
+        expect(await pages()).toEqual(before);
+        const after = (await api.get(`/customers/internal-accounts?customerId=${encodeURIComponent(customers[1]!)}`)).body.data[0];
+        expect(after.balance.amount).toBe(12_345);
+        // And it keeps working: a new customer's accounts list after the old ones.
+        const next = await api.post('/customers', individual(['USD']));
+        const all = (await api.get('/customers/internal-accounts?limit=100')).body;
+        expect(all.data.at(-1).customerId).toBe(next.body.id);
+      } finally {
+        await sandbox.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
