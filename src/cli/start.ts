@@ -50,7 +50,7 @@ export async function runStart(options: StartOptions): Promise<void> {
     if (error instanceof ListenError || error instanceof StoreOpenError || error instanceof SandboxOptionError) throw new CliError(error.message);
     throw error;
   }
-  if (extras.fixtures) await loadFixturesAtStart(sandbox, extras.fixtures);
+  if (extras.fixtures) await loadFixturesAtStart(sandbox, extras.fixtures, options.db === ':memory:' ? undefined : options.db);
   if (pane) return runStartUi(sandbox, pane.source);
   // CI waits for exactly this line; the banner goes out in the same write.
   let banner = `service-sandbox ready at ${sandbox.baseUrl}\n`;

@@ -72,7 +72,7 @@ export function logPane(limit = 200): { logger: Logger; source: { lines(): reado
  * `start --fixtures <file>`: applies the file to the fresh sandbox before the ready line,
  * through the same in-process API calls as `load`. A broken file closes the sandbox and fails.
  */
-export async function loadFixturesAtStart(sandbox: RunningSandbox, file: string): Promise<void> {
+export async function loadFixturesAtStart(sandbox: RunningSandbox, file: string, database?: string): Promise<void> {
   const [{ parseFixtureText }, { applyFixturesInProcess }] = await Promise.all([import('../core/fixture-text.js'), import('../index.js')]);
   try {
     let text: string;
@@ -89,7 +89,15 @@ export async function loadFixturesAtStart(sandbox: RunningSandbox, file: string)
     });
   } catch (error) {
     await sandbox.close();
-    throw new CliError((error as Error).message);
+    const message = (error as Error).message;
+    // The usual cause: the same start run twice on the same database file, whose records the
+    // fixture makes again.
+    const again = database !== undefined && / 409 /.test(message);
+    throw new CliError(
+      again
+        ? `${message}\n  ${database} already holds what an earlier start made: add --memory for a fresh sandbox each time, or delete that file and start again.`
+        : message,
+    );
   }
 }
 

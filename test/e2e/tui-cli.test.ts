@@ -45,6 +45,19 @@ describe('start --fixtures, load, export, import', () => {
     expect(customers.data.map((c) => c.platformCustomerId)).toEqual(['demo-jane', 'demo-marco', 'demo-held', 'demo-acme']);
   });
 
+  it('start --fixtures run twice on one database file: the second says the file holds them already and what to do', async () => {
+    const dir = tempDir();
+    const db = join(dir, 'sandbox.db');
+    const first = await start(['--port', '0', '--db', db, '--quiet', '--fixtures', demo], dir);
+    expect(first.origin).toBeDefined();
+    first.child.kill('SIGTERM');
+    await new Promise((resolve) => first.child.once('exit', resolve));
+    const second = await start(['--port', '0', '--db', db, '--quiet', '--fixtures', demo], dir);
+    expect(second.code).toBe(1);
+    expect(second.stderr).toContain('demo.json: platforms[0].customers[0] (jane): POST /customers answered 409');
+    expect(second.stderr).toContain(`${db} already holds what an earlier start made: add --memory for a fresh sandbox each time, or delete that file`);
+  });
+
   it('a broken fixture exits non-zero naming the entry, and leaves the database untouched', async () => {
     const dir = tempDir();
     const broken = join(dir, 'broken.yaml');
