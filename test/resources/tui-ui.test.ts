@@ -8,6 +8,7 @@ import { App, layoutColumns } from '../../src/tui/app.js';
 import { SandboxClient } from '../../src/tui/client.js';
 import { cell, colorsEnabled, fitColumns, formatMoney, parseDuration, parseMoney, relativeTime, statusColor } from '../../src/tui/format.js';
 import { views } from '../../src/tui/views/index.js';
+import { fieldsOf } from '../../src/tui/views/types.js';
 import { euIndividual, type Api, useSandbox } from '../helpers/sandbox.js';
 
 // Waits for screens up to 20 s each (see `see`).
@@ -438,6 +439,14 @@ describe('terminal UI: formatting', () => {
     expect(formatMoney({ amount: 50_000_000, currency: { code: 'BTC', decimals: 8 } })).toBe('0.50000000 BTC');
     expect(formatMoney(5, 'BTC')).toBe('0.00000005 BTC');
     expect(formatMoney({ amount: -75000, currency: { code: 'EUR', decimals: 2 } })).toBe('-€750.00 EUR');
+    // A detail's bare amounts read in the currency beside them (a quote's totals and fees).
+    const usd = { code: 'USD', name: 'United States Dollar', symbol: '$', decimals: 2 };
+    const btc = { code: 'BTC', name: 'Bitcoin', symbol: '', decimals: 8 };
+    const lines = fieldsOf({ sendingCurrency: usd, receivingCurrency: btc, totalSendingAmount: 5000, totalReceivingAmount: 50_000_000, feesIncluded: 50, exchangeRate: 1 });
+    expect(lines).toContain(`${'totalSendingAmount'.padEnd(26)} $50.00 USD`);
+    expect(lines).toContain(`${'totalReceivingAmount'.padEnd(26)} 0.50000000 BTC`);
+    expect(lines).toContain(`${'feesIncluded'.padEnd(26)} $0.50 USD`);
+    expect(lines).toContain(`${'exchangeRate'.padEnd(26)} 1`);
     expect(parseMoney('1,000.5', 2)).toBe(100050);
     expect(() => parseMoney('1.234', 2)).toThrow(/decimals/);
     expect(parseDuration('1h30m')).toBe(5400);

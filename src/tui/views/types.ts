@@ -1,5 +1,5 @@
 import type { Change, SandboxClient } from '../client.js';
-import { formatMoney, isMoney, timeOrText } from '../format.js';
+import { formatMoney, isMoney, timeOrText, type Money } from '../format.js';
 
 /** One column of a resource list. `width: 0` takes the room that is left. */
 export interface Column<Row> {
@@ -175,6 +175,23 @@ export function filterQuery(text: string, keys: Record<string, string>, free?: s
 export const filterHintOf = (keys: Record<string, string>, free?: string) => `${free ? `${free} text or ` : ''}${Object.keys(keys).map((k) => `${k}=`).join(' ')}`;
 
 /**
+ * The currency of a bare amount field from its siblings: `totalSendingAmount` beside
+ * `sendingCurrency`, `totalReceivingAmount` beside `receivingCurrency`, `amount` or `fee`
+ * beside `currency` (an object with a code, or a code).
+ */
+function currencyOfAmount(parent: Record<string, unknown>, key: string): Money['currency'] | undefined {
+  if (!/(amount|fees?|feesIncluded|balance)$/i.test(key)) return undefined;
+  // A quote's fees are in its sending currency.
+  const side = /sending|fees/i.test(key) ? 'sendingCurrency' : /receiving/i.test(key) ? 'receivingCurrency' : 'currency';
+  const found = parent[side] ?? parent.currency;
+  if (typeof found === 'string' && /^[A-Z]{3,5}$/.test(found)) return { code: found };
+  if (isMoneyCurrency(found)) return found;
+  return undefined;
+}
+const isMoneyCurrency = (value: unknown): value is Money['currency'] =>
+  typeof value === 'object' && value !== null && typeof (value as Money['currency']).code === 'string';
+
+/**
  * Label/value lines of an object: scalars as `label  value`, nested objects as indented fields
  * (money as `$50.00 USD`, timestamps absolute and relative), arrays item by item.
  */
@@ -184,7 +201,9 @@ export function fieldsOf(value: Record<string, unknown>, skip: string[] = [], de
   for (const [key, v] of Object.entries(value)) {
     if (skip.includes(key) || v === undefined || v === null) continue;
     const label = `${pad}${key}`;
+    const currency = typeof v === 'number' ? currencyOfAmount(value, key) : undefined;
     if (isMoney(v)) out.push(`${label.padEnd(26)} ${formatMoney(v)}`);
+    else if (currency) out.push(`${label.padEnd(26)} ${formatMoney({ amount: v as number, currency })}`);
     else if (Array.isArray(v)) {
       if (v.length === 0) out.push(`${label.padEnd(26)} (none)`);
       else if (v.every((item) => item === null || typeof item !== 'object')) out.push(`${label.padEnd(26)} ${v.join(', ')}`);
