@@ -88,6 +88,11 @@ export class ListQueries {
     return (this.pageValues(this.rowObject(spec.table), spec) as string[]).map((json) => JSON.parse(json) as Row);
   }
 
+  /** One SQL expression over each row of a page (e.g. a `json_object` of a table with BLOB columns), in the same order and bounds as `page`. */
+  pageWith<Value>(expression: string, spec: KeysetPage): Value[] {
+    return this.pageValues(expression, spec) as Value[];
+  }
+
   /** One column of each row of a page, in the same order and bounds as `page` (e.g. a row's stored wire JSON). */
   pageOf<Value>(column: string, spec: KeysetPage): Value[] {
     return this.pageValues(`"${column}"`, spec) as Value[];
