@@ -114,3 +114,37 @@ describe('internal accounts: migration to compact rows', () => {
     }
   }, 60_000);
 });
+
+describe('internal accounts: a snapshot an earlier sandbox took', () => {
+  it('holds the ids as text; imported, the accounts read back the same and are stored compact', async () => {
+    const source = await startSandbox();
+    const target = await startSandbox();
+    try {
+      const api = new Api(source);
+      const customer = (await api.post('/customers', individual(['USD', 'EUR', 'USDC']))).body;
+      const accounts = (await api.get(`/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}`)).body;
+      expect(accounts.data).toHaveLength(3);
+      expect((await api.post(`/sandbox/internal-accounts/${encodeURIComponent(accounts.data[0].id)}/fund`, { amount: 500 })).status).toBe(200);
+      const before = (await api.get(`/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}`)).body;
+      const snapshot = (await api.get('/_sandbox/snapshot')).body;
+      // The rows as the earlier shape held them: text ids, every creation time written out.
+      const table = snapshot.tables.internal_accounts as { columns: string[]; rows: unknown[][] };
+      const at = (name: string) => table.columns.indexOf(name);
+      const bytes = (value: unknown) => (value === null ? null : Buffer.from((value as { $base64: string }).$base64, 'base64'));
+      for (const row of table.rows) {
+        const id = bytes(row[at('id')])!;
+        row[at('created_at')] ??= new Date(parseInt(id.toString('hex').slice(0, 12), 16)).toISOString();
+        row[at('id')] = uuidText('InternalAccount:', id);
+        row[at('customer_id')] = uuidText('Customer:', bytes(row[at('customer_id')]));
+      }
+      expect(table.rows.map((row) => row[at('id')])).toContain(before.data[0].id);
+      const into = new Api(target);
+      expect((await into.post('/_sandbox/snapshot', snapshot)).status).toBe(200);
+      expect((await into.get(`/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}`)).body).toEqual(before);
+      expect(target.context.db.prepare("SELECT COUNT(*) FROM internal_accounts WHERE typeof(id) <> 'blob' OR created_at IS NOT NULL").pluck().get()).toBe(0);
+    } finally {
+      await source.close();
+      await target.close();
+    }
+  });
+});
