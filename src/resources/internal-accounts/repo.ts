@@ -6,6 +6,9 @@ import type { PageRequest } from '../../core/pagination.js';
 // Short index keys for long text values: a lookup matches the key, then the whole value on the row.
 // Each is written out as it is in the indexes of internal-accounts-perf-001 (SQLite uses an index
 // on an expression only for the same expression); a test checks the plans (lists-plans).
+/** The UUIDv7 time and counter of an id or owner stored as bytes (internal-accounts-perf-002's index keys). */
+const ID_KEY = 'substr(id, 1, 8)';
+const OWNER_KEY = 'substr(customer_id, 1, 8)';
 /** The last eight characters of the platform id (the random tail of its UUID). */
 const PLATFORM_KEY = 'substr(platform_id, -8)';
 /** The account type as a one-byte code for the type index: 0 fiat, 1 crypto, 2 embedded wallet. */
@@ -83,7 +86,8 @@ export const internalAccountMigrations: Migration[] = [
   {
     // Smaller rows still (issue 26): the account id and the customer id as their UUID's 16 bytes
     // (the type prefix is the same on every row), the creation time NULL where the id's UUIDv7
-    // says it, and the id and owner indexes keyed by those bytes. The count table and triggers
+    // says it, and the id and owner indexes keyed by the first eight of those bytes (the UUIDv7's
+    // time and counter, unique among the ids one sandbox makes; the row's whole id is checked). The count table and triggers
     // stay (they read customer_id IS NULL and currency only). Rows are copied as they are and
     // compacted by the backfill, in rid order.
     id: 'internal-accounts-perf-002',
@@ -105,8 +109,8 @@ export const internalAccountMigrations: Migration[] = [
     ${maintainedCountDdl('internal_accounts', 'internal_account_counts', [['platform_owned', '{row}.customer_id IS NULL'], 'currency', ['type', typeOfSql('{row}.currency')]])}`,
     backfill: (db) => {
       compactTextRows(db);
-      db.exec(`CREATE INDEX internal_accounts_by_id ON internal_accounts (id);
-        CREATE INDEX internal_accounts_by_owner ON internal_accounts (customer_id);
+      db.exec(`CREATE INDEX internal_accounts_by_id ON internal_accounts (substr(id, 1, 8));
+        CREATE INDEX internal_accounts_by_owner ON internal_accounts (substr(customer_id, 1, 8));
         CREATE INDEX internal_accounts_by_platform ON internal_accounts (substr(platform_id, -8));
         CREATE INDEX internal_accounts_by_currency ON internal_accounts (substr(platform_id, -8), currency);
         CREATE INDEX internal_accounts_by_type ON internal_accounts (substr(platform_id, -8), (CASE currency WHEN 'USDB' THEN 2 WHEN 'USDC' THEN 1 WHEN 'BTC' THEN 1 WHEN 'USDT' THEN 1 ELSE 0 END));`);
@@ -229,9 +233,12 @@ function indexFor(filter: InternalAccountFilter): string {
 /** The WHERE of the filters given, and only those: each short index key, then the whole value. */
 function whereOf(filter: InternalAccountFilter): Where {
   const where = new Where();
-  if (!filter.customerOwned) where.add('customer_id IS NULL');
-  // An id this sandbox never made (not Customer:<uuid>) matches no row.
-  else if (filter.customerId !== undefined) where.eq('customer_id', uuidBytes(filter.customerId, CUSTOMER) ?? Buffer.alloc(0));
+  if (!filter.customerOwned) where.add(`${OWNER_KEY} IS NULL AND customer_id IS NULL`);
+  else if (filter.customerId !== undefined) {
+    // An id this sandbox never made (not Customer:<uuid>) matches no row.
+    const customer = uuidBytes(filter.customerId, CUSTOMER) ?? Buffer.alloc(8);
+    where.eq(OWNER_KEY, customer.subarray(0, 8)).eq('customer_id', customer);
+  }
   else where.eq(PLATFORM_KEY, filter.platformId.slice(-8));
   if (filter.customerId === undefined && filter.customerOwned && filter.currency === undefined && filter.type !== undefined) where.eq(TYPE_CODE, TYPE_CODES[filter.type] ?? -1);
   where.eq('platform_id', filter.platformId);
@@ -252,19 +259,19 @@ export class InternalAccountRepo {
   private readonly closeOwnerStmt;
 
   constructor(private readonly db: Db) {
-    this.byIdStmt = db.prepare(`SELECT ${COLUMNS} FROM internal_accounts WHERE id = @id AND platform_id = @platform`);
-    this.ridStmt = db.prepare(`SELECT rid FROM internal_accounts WHERE id = @id`).pluck();
-    this.byCustomerStmt = db.prepare(`SELECT ${COLUMNS} FROM internal_accounts WHERE customer_id = @customer AND platform_id = @platform ORDER BY rid`);
-    this.byPlatformOwnedStmt = db.prepare(`SELECT ${COLUMNS} FROM internal_accounts WHERE customer_id IS NULL AND platform_id = ? ORDER BY rid`);
+    this.byIdStmt = db.prepare(`SELECT ${COLUMNS} FROM internal_accounts WHERE ${ID_KEY} = substr(@id, 1, 8) AND id = @id AND platform_id = @platform`);
+    this.ridStmt = db.prepare(`SELECT rid FROM internal_accounts WHERE ${ID_KEY} = substr(@id, 1, 8) AND id = @id`).pluck();
+    this.byCustomerStmt = db.prepare(`SELECT ${COLUMNS} FROM internal_accounts WHERE ${OWNER_KEY} = substr(@customer, 1, 8) AND customer_id = @customer AND platform_id = @platform ORDER BY rid`);
+    this.byPlatformOwnedStmt = db.prepare(`SELECT ${COLUMNS} FROM internal_accounts WHERE ${OWNER_KEY} IS NULL AND customer_id IS NULL AND platform_id = ? ORDER BY rid`);
     this.lists = new ListQueries(db);
     this.removePlatformStmt = db.prepare(`DELETE FROM internal_accounts WHERE ${PLATFORM_KEY} = substr(@platform, -8) AND platform_id = @platform`);
     // `updated_at` NULL is the creation time: `@created` is the id's when `created_at` is NULL.
     this.updateStatusStmt = db.prepare(
-      `UPDATE internal_accounts SET status = NULLIF(@status, 'ACTIVE'), updated_at = NULLIF(@at, coalesce(created_at, @created)) WHERE id = @id`,
+      `UPDATE internal_accounts SET status = NULLIF(@status, 'ACTIVE'), updated_at = NULLIF(@at, coalesce(created_at, @created)) WHERE ${ID_KEY} = substr(@id, 1, 8) AND id = @id`,
     );
     this.closeOwnerStmt = db.prepare(
       `UPDATE internal_accounts SET status = 'CLOSED', updated_at = @at
-       WHERE customer_id = @customer AND platform_id = @platform AND status IS NOT 'CLOSED'`,
+       WHERE ${OWNER_KEY} = substr(@customer, 1, 8) AND customer_id = @customer AND platform_id = @platform AND status IS NOT 'CLOSED'`,
     );
   }
 
