@@ -75,7 +75,7 @@ describe('internal accounts: migration to compact rows', () => {
         DROP TABLE internal_account_counts;
         ALTER TABLE internal_accounts RENAME TO compact;`);
       for (const migration of LEGACY) db.exec(migration.sql);
-      const rows = db.prepare('SELECT * FROM compact ORDER BY rid DESC').all() as { id: Buffer; customer_id: Buffer | null; created_at: string | null; updated_at: string | null }[];
+      const rows = db.prepare('SELECT c.*, p.id AS platform_id FROM compact c JOIN platforms p ON p.rowid = c.platform ORDER BY rid DESC').all() as { id: Buffer; customer_id: Buffer | null; created_at: string | null; updated_at: string | null }[];
       expect(rows.some((row) => row.created_at === null)).toBe(true);
       const insert = db.prepare(`INSERT INTO internal_accounts (id, platform_id, customer_id, type, currency, status, created_at, updated_at)
         VALUES (@id, @platform_id, @customer_id,
@@ -127,8 +127,11 @@ describe('internal accounts: a snapshot an earlier sandbox took', () => {
       expect((await api.post(`/sandbox/internal-accounts/${encodeURIComponent(accounts.data[0].id)}/fund`, { amount: 500 })).status).toBe(200);
       const before = (await api.get(`/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}`)).body;
       const snapshot = (await api.get('/_sandbox/snapshot')).body;
-      // The rows as the earlier shape held them: text ids, every creation time written out.
+      // The rows as the earlier shape held them: text ids, every creation time written out, the platform id.
       const table = snapshot.tables.internal_accounts as { columns: string[]; rows: unknown[][] };
+      expect(table.columns).not.toContain('platform');
+      table.columns.push('platform_id');
+      for (const row of table.rows) row.push(snapshot.platformId);
       const at = (name: string) => table.columns.indexOf(name);
       const bytes = (value: unknown) => (value === null ? null : Buffer.from((value as { $base64: string }).$base64, 'base64'));
       for (const row of table.rows) {

@@ -9,8 +9,6 @@ import type { PageRequest } from '../../core/pagination.js';
 /** The UUIDv7 time and counter of an id or owner stored as bytes (internal-accounts-perf-002's index keys). */
 const ID_KEY = 'substr(id, 1, 8)';
 const OWNER_KEY = 'substr(customer_id, 1, 8)';
-/** The last eight characters of the platform id (the random tail of its UUID). */
-const PLATFORM_KEY = 'substr(platform_id, -8)';
 /** The account type as a one-byte code for the type index: 0 fiat, 1 crypto, 2 embedded wallet. */
 const TYPE_CODE = "(CASE currency WHEN 'USDB' THEN 2 WHEN 'USDC' THEN 1 WHEN 'BTC' THEN 1 WHEN 'USDT' THEN 1 ELSE 0 END)";
 const TYPE_CODES: Record<string, number> = { INTERNAL_FIAT: 0, INTERNAL_CRYPTO: 1, EMBEDDED_WALLET: 2 };
@@ -87,33 +85,35 @@ export const internalAccountMigrations: Migration[] = [
     // Smaller rows still (issue 26): the account id and the customer id as their UUID's 16 bytes
     // (the type prefix is the same on every row), the creation time NULL where the id's UUIDv7
     // says it, and the id and owner indexes keyed by the first eight of those bytes (the UUIDv7's
-    // time and counter, unique among the ids one sandbox makes; the row's whole id is checked). The count table and triggers
-    // stay (they read customer_id IS NULL and currency only). Rows are copied as they are and
-    // compacted by the backfill, in rid order.
+    // time and counter, unique among the ids one sandbox makes; the row's whole id is checked),
+    // and the platform as its row id (`platform`, platforms.rowid: platforms are renamed in place,
+    // never deleted; snapshots carry such a table without the column) in the row, the platform
+    // indexes and the count table. Rows are copied with their text ids and compacted by the
+    // backfill, in rid order.
     id: 'internal-accounts-perf-002',
     sql: `CREATE TABLE internal_accounts_v3 (
       rid INTEGER PRIMARY KEY,
       id BLOB NOT NULL,
-      platform_id TEXT NOT NULL,
+      platform INTEGER NOT NULL,
       customer_id BLOB,
       currency TEXT NOT NULL,
       status TEXT,
       created_at TEXT,
       updated_at TEXT
     );
-    INSERT INTO internal_accounts_v3 (rid, id, platform_id, customer_id, currency, status, created_at, updated_at)
-      SELECT rid, id, platform_id, customer_id, currency, status, created_at, updated_at FROM internal_accounts ORDER BY rid;
+    INSERT INTO internal_accounts_v3 (rid, id, platform, customer_id, currency, status, created_at, updated_at)
+      SELECT a.rid, a.id, p.rowid, a.customer_id, a.currency, a.status, a.created_at, a.updated_at FROM internal_accounts a JOIN platforms p ON p.id = a.platform_id ORDER BY a.rid;
     DROP TABLE internal_account_counts;
     DROP TABLE internal_accounts;
     ALTER TABLE internal_accounts_v3 RENAME TO internal_accounts;
-    ${maintainedCountDdl('internal_accounts', 'internal_account_counts', [['platform_owned', '{row}.customer_id IS NULL'], 'currency', ['type', typeOfSql('{row}.currency')]])}`,
+    ${maintainedCountDdl('internal_accounts', 'internal_account_counts', [['platform_owned', '{row}.customer_id IS NULL'], 'currency', ['type', typeOfSql('{row}.currency')]], 'platform')}`,
     backfill: (db) => {
       compactTextRows(db);
       db.exec(`CREATE INDEX internal_accounts_by_id ON internal_accounts (substr(id, 1, 8));
         CREATE INDEX internal_accounts_by_owner ON internal_accounts (substr(customer_id, 1, 8));
-        CREATE INDEX internal_accounts_by_platform ON internal_accounts (substr(platform_id, -8));
-        CREATE INDEX internal_accounts_by_currency ON internal_accounts (substr(platform_id, -8), currency);
-        CREATE INDEX internal_accounts_by_type ON internal_accounts (substr(platform_id, -8), (CASE currency WHEN 'USDB' THEN 2 WHEN 'USDC' THEN 1 WHEN 'BTC' THEN 1 WHEN 'USDT' THEN 1 ELSE 0 END));`);
+        CREATE INDEX internal_accounts_by_platform ON internal_accounts (platform);
+        CREATE INDEX internal_accounts_by_currency ON internal_accounts (platform, currency);
+        CREATE INDEX internal_accounts_by_type ON internal_accounts (platform, (CASE currency WHEN 'USDB' THEN 2 WHEN 'USDC' THEN 1 WHEN 'BTC' THEN 1 WHEN 'USDT' THEN 1 ELSE 0 END));`);
     },
   },
 ];
@@ -147,7 +147,7 @@ const CUSTOMER = 'Customer:';
  * the id says as NULL. A thousand rows a statement.
  */
 function compactTextRows(db: Db, platformId?: string): void {
-  const scope = platformId === undefined ? '' : 'AND platform_id = @platform';
+  const scope = platformId === undefined ? '' : 'AND platform = (SELECT rowid FROM platforms WHERE id = @platform)';
   const batch = db.prepare(`SELECT rid, id, customer_id, created_at FROM internal_accounts WHERE rid > @after AND (typeof(id) = 'text' OR typeof(customer_id) = 'text') ${scope} ORDER BY rid LIMIT 1000`);
   const write = db.prepare('UPDATE internal_accounts SET id = ?, customer_id = ?, created_at = ? WHERE rid = ?');
   for (let after = 0; ; ) {
@@ -185,7 +185,6 @@ interface StoredRow {
   rid: number;
   /** The UUID's bytes (or, from a page's `json_object`, their `hex()`). */
   id: Buffer | string;
-  platform_id: string;
   customer_id: Buffer | string | null;
   currency: string;
   status: string | null;
@@ -193,16 +192,17 @@ interface StoredRow {
   updated_at: string | null;
 }
 
-const COLUMNS = 'rid, id, platform_id, customer_id, currency, status, created_at, updated_at';
+const COLUMNS = 'rid, id, customer_id, currency, status, created_at, updated_at';
 /** A page's rows as one JSON text each (`json_object` holds no BLOB: the ids as hex). */
 const ROW_JSON =
-  "json_object('rid', rid, 'id', hex(id), 'platform_id', platform_id, 'customer_id', hex(customer_id), 'currency', currency, 'status', status, 'created_at', created_at, 'updated_at', updated_at)";
+  "json_object('rid', rid, 'id', hex(id), 'customer_id', hex(customer_id), 'currency', currency, 'status', status, 'created_at', created_at, 'updated_at', updated_at)";
 
-function fromStored(row: StoredRow): InternalAccountRow {
+/** The service's row of a stored one (every query reads one platform's rows: `platformId`). */
+function fromStored(row: StoredRow, platformId: string): InternalAccountRow {
   const created = row.created_at ?? uuidTimeIso(row.id);
   return {
     id: uuidText(row.id, ACCOUNT),
-    platform_id: row.platform_id,
+    platform_id: platformId,
     customer_id: row.customer_id === null ? null : uuidText(row.customer_id, CUSTOMER),
     type: accountTypeOf(row.currency),
     currency: row.currency,
@@ -231,7 +231,7 @@ function indexFor(filter: InternalAccountFilter): string {
 }
 
 /** The WHERE of the filters given, and only those: each short index key, then the whole value. */
-function whereOf(filter: InternalAccountFilter): Where {
+function whereOf(filter: InternalAccountFilter, platform: number): Where {
   const where = new Where();
   if (!filter.customerOwned) where.add(`${OWNER_KEY} IS NULL AND customer_id IS NULL`);
   else if (filter.customerId !== undefined) {
@@ -239,9 +239,8 @@ function whereOf(filter: InternalAccountFilter): Where {
     const customer = uuidBytes(filter.customerId, CUSTOMER) ?? Buffer.alloc(8);
     where.eq(OWNER_KEY, customer.subarray(0, 8)).eq('customer_id', customer);
   }
-  else where.eq(PLATFORM_KEY, filter.platformId.slice(-8));
+  where.eq('platform', platform);
   if (filter.customerId === undefined && filter.customerOwned && filter.currency === undefined && filter.type !== undefined) where.eq(TYPE_CODE, TYPE_CODES[filter.type] ?? -1);
-  where.eq('platform_id', filter.platformId);
   if (filter.customerOwned && filter.customerId === undefined) where.add('customer_id IS NOT NULL');
   return where.eq('currency', filter.currency).eq(typeOfSql('currency'), filter.type);
 }
@@ -257,22 +256,37 @@ export class InternalAccountRepo {
   private readonly removePlatformStmt;
   private readonly updateStatusStmt;
   private readonly closeOwnerStmt;
+  private readonly platformRowidStmt;
+  /** Platform ids to their row ids (a platform's row id never changes: renamed in place, never deleted). */
+  private readonly platformRowids = new Map<string, number>();
 
   constructor(private readonly db: Db) {
-    this.byIdStmt = db.prepare(`SELECT ${COLUMNS} FROM internal_accounts WHERE ${ID_KEY} = substr(@id, 1, 8) AND id = @id AND platform_id = @platform`);
+    this.byIdStmt = db.prepare(`SELECT ${COLUMNS} FROM internal_accounts WHERE ${ID_KEY} = substr(@id, 1, 8) AND id = @id AND platform = @platform`);
     this.ridStmt = db.prepare(`SELECT rid FROM internal_accounts WHERE ${ID_KEY} = substr(@id, 1, 8) AND id = @id`).pluck();
-    this.byCustomerStmt = db.prepare(`SELECT ${COLUMNS} FROM internal_accounts WHERE ${OWNER_KEY} = substr(@customer, 1, 8) AND customer_id = @customer AND platform_id = @platform ORDER BY rid`);
-    this.byPlatformOwnedStmt = db.prepare(`SELECT ${COLUMNS} FROM internal_accounts WHERE ${OWNER_KEY} IS NULL AND customer_id IS NULL AND platform_id = ? ORDER BY rid`);
+    this.byCustomerStmt = db.prepare(`SELECT ${COLUMNS} FROM internal_accounts WHERE ${OWNER_KEY} = substr(@customer, 1, 8) AND customer_id = @customer AND platform = @platform ORDER BY rid`);
+    this.byPlatformOwnedStmt = db.prepare(`SELECT ${COLUMNS} FROM internal_accounts WHERE ${OWNER_KEY} IS NULL AND customer_id IS NULL AND platform = ? ORDER BY rid`);
     this.lists = new ListQueries(db);
-    this.removePlatformStmt = db.prepare(`DELETE FROM internal_accounts WHERE ${PLATFORM_KEY} = substr(@platform, -8) AND platform_id = @platform`);
+    this.removePlatformStmt = db.prepare(`DELETE FROM internal_accounts WHERE platform = ?`);
+    this.platformRowidStmt = db.prepare('SELECT rowid FROM platforms WHERE id = ?').pluck();
     // `updated_at` NULL is the creation time: `@created` is the id's when `created_at` is NULL.
     this.updateStatusStmt = db.prepare(
       `UPDATE internal_accounts SET status = NULLIF(@status, 'ACTIVE'), updated_at = NULLIF(@at, coalesce(created_at, @created)) WHERE ${ID_KEY} = substr(@id, 1, 8) AND id = @id`,
     );
     this.closeOwnerStmt = db.prepare(
       `UPDATE internal_accounts SET status = 'CLOSED', updated_at = @at
-       WHERE ${OWNER_KEY} = substr(@customer, 1, 8) AND customer_id = @customer AND platform_id = @platform AND status IS NOT 'CLOSED'`,
+       WHERE ${OWNER_KEY} = substr(@customer, 1, 8) AND customer_id = @customer AND platform = @platform AND status IS NOT 'CLOSED'`,
     );
+  }
+
+  /** The platform's row id (`platform` of its rows); 0, which no platform has, for an unknown one. */
+  private platform(platformId: string): number {
+    let rowid = this.platformRowids.get(platformId);
+    if (rowid === undefined) {
+      rowid = this.platformRowidStmt.get(platformId) as number | undefined;
+      if (rowid === undefined) return 0;
+      this.platformRowids.set(platformId, rowid);
+    }
+    return rowid;
   }
 
   /** Writes one new account. */
@@ -286,7 +300,7 @@ export class InternalAccountRepo {
     let statement = this.insertStmts.get(rows.length);
     if (!statement) {
       const values = Array.from({ length: rows.length }, () => '(?, ?, ?, ?, ?, ?, ?)').join(', ');
-      statement = this.db.prepare<unknown[]>(`INSERT INTO internal_accounts (id, platform_id, customer_id, currency, status, created_at, updated_at) VALUES ${values}`);
+      statement = this.db.prepare<unknown[]>(`INSERT INTO internal_accounts (id, platform, customer_id, currency, status, created_at, updated_at) VALUES ${values}`);
       this.insertStmts.set(rows.length, statement);
     }
     const params: unknown[] = [];
@@ -295,7 +309,9 @@ export class InternalAccountRepo {
       const customer = row.customer_id === null ? null : uuidBytes(row.customer_id, CUSTOMER);
       if (!id || (row.customer_id !== null && !customer)) throw new Error(`internal account ${row.id} of ${String(row.customer_id)}: ids are <type>:<uuid>`);
       const created = row.created_at === uuidTimeIso(id) ? null : row.created_at;
-      params.push(id, row.platform_id, customer, row.currency, row.status === 'ACTIVE' ? null : row.status, created, row.updated_at === row.created_at ? null : row.updated_at);
+      const platform = this.platform(row.platform_id);
+      if (platform === 0) throw new Error(`internal account ${row.id}: no platform ${row.platform_id}`);
+      params.push(id, platform, customer, row.currency, row.status === 'ACTIVE' ? null : row.status, created, row.updated_at === row.created_at ? null : row.updated_at);
     }
     statement.run(...params);
   }
@@ -303,16 +319,18 @@ export class InternalAccountRepo {
   byId(platformId: string, id: string): InternalAccountRow | undefined {
     const key = uuidBytes(id, ACCOUNT);
     if (!key) return undefined;
-    const row = this.byIdStmt.get({ id: key, platform: platformId }) as StoredRow | undefined;
-    return row && fromStored(row);
+    const row = this.byIdStmt.get({ id: key, platform: this.platform(platformId) }) as StoredRow | undefined;
+    return row && fromStored(row, platformId);
   }
 
   /** Accounts of one owner (`customerId` null: the platform's own), oldest first. */
   byOwner(platformId: string, customerId: string | null): InternalAccountRow[] {
-    if (customerId === null) return (this.byPlatformOwnedStmt.all(platformId) as StoredRow[]).map(fromStored);
-    const customer = uuidBytes(customerId, CUSTOMER);
-    const rows = (customer ? this.byCustomerStmt.all({ customer, platform: platformId }) : []) as StoredRow[];
-    return rows.map(fromStored);
+    const platform = this.platform(platformId);
+    const customer = customerId === null ? null : uuidBytes(customerId, CUSTOMER);
+    let rows: StoredRow[] = [];
+    if (customerId === null) rows = this.byPlatformOwnedStmt.all(platform) as StoredRow[];
+    else if (customer) rows = this.byCustomerStmt.all({ customer, platform }) as StoredRow[];
+    return rows.map((row) => fromStored(row, platformId));
   }
 
   /**
@@ -326,8 +344,8 @@ export class InternalAccountRepo {
       afterKey = key ? (this.ridStmt.get({ id: key }) as number | undefined) : undefined;
       if (afterKey === undefined) return [];
     }
-    const spec = { table: 'internal_accounts', key: 'rid', where: whereOf(filter), index: indexFor(filter), afterKey, take: request.take };
-    return this.lists.pageWith<string>(ROW_JSON, spec).map((json) => fromStored(JSON.parse(json) as StoredRow));
+    const spec = { table: 'internal_accounts', key: 'rid', where: whereOf(filter, this.platform(filter.platformId)), index: indexFor(filter), afterKey, take: request.take };
+    return this.lists.pageWith<string>(ROW_JSON, spec).map((json) => fromStored(JSON.parse(json) as StoredRow, filter.platformId));
   }
 
   /**
@@ -335,8 +353,8 @@ export class InternalAccountRepo {
    * filter combination (owner kind, currency, type) from the maintained count.
    */
   count(filter: InternalAccountFilter): number {
-    if (filter.customerOwned && filter.customerId !== undefined) return this.lists.countUpTo('internal_accounts', whereOf(filter), indexFor(filter));
-    const buckets = new Where().eq('platform_id', filter.platformId).eq('platform_owned', filter.customerOwned ? 0 : 1).eq('currency', filter.currency).eq('type', filter.type);
+    if (filter.customerOwned && filter.customerId !== undefined) return this.lists.countUpTo('internal_accounts', whereOf(filter, this.platform(filter.platformId)), indexFor(filter));
+    const buckets = new Where().eq('platform', this.platform(filter.platformId)).eq('platform_owned', filter.customerOwned ? 0 : 1).eq('currency', filter.currency).eq('type', filter.type);
     return this.lists.maintained('internal_account_counts', buckets);
   }
 
@@ -348,10 +366,10 @@ export class InternalAccountRepo {
   /** Closes every open account of a customer. */
   closeOwner(platformId: string, customerId: string, updatedAt: string): void {
     const customer = uuidBytes(customerId, CUSTOMER);
-    if (customer) this.closeOwnerStmt.run({ at: updatedAt, platform: platformId, customer });
+    if (customer) this.closeOwnerStmt.run({ at: updatedAt, platform: this.platform(platformId), customer });
   }
 
   removePlatform(platformId: string): void {
-    this.removePlatformStmt.run({ platform: platformId });
+    this.removePlatformStmt.run(this.platform(platformId));
   }
 }
