@@ -2,6 +2,7 @@ import type { Migration } from '../../store/db.js';
 import type { SandboxContext } from '../../store/context.js';
 import { ApiError, ErrorCode } from '../../core/errors.js';
 import { findCustomer, presentCustomer } from './service.js';
+import { PLATFORM_KEY } from './repo.js';
 
 /**
  * Customer search for the control plane (`GET /_sandbox/search/customers`, the terminal UI's
@@ -155,7 +156,7 @@ function prepare(ctx: SandboxContext) {
     );
   const all = (dir: 'asc' | 'desc', after: boolean) =>
     db.prepare(
-      `SELECT id FROM customers WHERE platform_id = @platform AND is_deleted = 0 ${after ? `AND id ${dir === 'asc' ? '>' : '<'} @id` : ''}
+      `SELECT id FROM customers WHERE ${PLATFORM_KEY} = substr(@platform, -8) AND platform_id = @platform AND is_deleted = 0 ${after ? `AND id ${dir === 'asc' ? '>' : '<'} @id` : ''}
        ORDER BY id ${dir} LIMIT @limit`,
     );
   return {
@@ -165,7 +166,7 @@ function prepare(ctx: SandboxContext) {
     countRange: db.prepare(
       `SELECT count(DISTINCT customer) AS n FROM (SELECT customer FROM customer_search WHERE platform = (SELECT rowid FROM platforms WHERE id = @platform) AND key >= @lo AND key < @hi LIMIT @cap)`,
     ),
-    countAll: db.prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM customers WHERE platform_id = @platform AND is_deleted = 0 LIMIT @cap)`),
+    countAll: db.prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM customers WHERE ${PLATFORM_KEY} = substr(@platform, -8) AND platform_id = @platform AND is_deleted = 0 LIMIT @cap)`),
   };
 }
 const stmts = (ctx: SandboxContext) => {
