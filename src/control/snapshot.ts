@@ -225,7 +225,7 @@ export function importSnapshot(
   }
   if (ahead > 0) ctx.clock.moveTo(ctx.clock.now() + ahead);
   // Deliveries that were in flight when the snapshot was taken are due again (as after a restart).
-  ctx.tx(() => ctx.db.prepare(`UPDATE events SET delivery_state = 'PENDING' WHERE platform_id = ? AND delivery_state = 'SENDING'`).run(to));
+  ctx.tx(() => ctx.db.prepare(`UPDATE events SET delivery_state = 'PENDING' WHERE substr(platform_id, -8) = substr(@to, -8) AND platform_id = @to AND delivery_state = 'SENDING'`).run({ to }));
   try {
     webhookDelivery(ctx).kick();
   } catch {
