@@ -123,11 +123,15 @@ export const internalAccountMigrations: Migration[] = [
  */
 function uuidBytes(id: string | null | undefined, prefix: string): Buffer | null {
   if (typeof id !== 'string' || id.length !== prefix.length + 36 || !id.startsWith(prefix)) return null;
-  const uuid = id.slice(prefix.length);
-  if (!UUID.test(uuid)) return null;
-  return Buffer.from(uuid.replace(/-/g, ''), 'hex');
+  const p = prefix.length;
+  if (id[p + 8] !== '-' || id[p + 13] !== '-' || id[p + 18] !== '-' || id[p + 23] !== '-') return null;
+  const hex = id.slice(p, p + 8) + id.slice(p + 9, p + 13) + id.slice(p + 14, p + 18) + id.slice(p + 19, p + 23) + id.slice(p + 24);
+  // Lower case only, as the id source writes them (another spelling is not this id).
+  if (hex !== hex.toLowerCase()) return null;
+  const bytes = Buffer.from(hex, 'hex');
+  // Decoding stops at the first character that is not a hex digit.
+  return bytes.length === 16 ? bytes : null;
 }
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** `<prefix><uuid>` of 32 hex digits (`hex()` of the stored bytes, or the bytes themselves). */
 function uuidText(value: Buffer | string, prefix: string): string {
   const h = typeof value === 'string' ? value.toLowerCase() : value.toString('hex');
@@ -304,11 +308,24 @@ export class InternalAccountRepo {
       this.insertStmts.set(rows.length, statement);
     }
     const params: unknown[] = [];
+    // The accounts of one create share their owner and creation time: each converted once.
+    let owner: string | null | undefined;
+    let customer: Buffer | null = null;
+    let createdText: string | undefined;
+    let createdMs = NaN;
     for (const row of rows) {
       const id = uuidBytes(row.id, ACCOUNT);
-      const customer = row.customer_id === null ? null : uuidBytes(row.customer_id, CUSTOMER);
+      if (row.customer_id !== owner) {
+        owner = row.customer_id;
+        customer = owner === null ? null : uuidBytes(owner, CUSTOMER);
+      }
       if (!id || (row.customer_id !== null && !customer)) throw new Error(`internal account ${row.id} of ${String(row.customer_id)}: ids are <type>:<uuid>`);
-      const created = row.created_at === uuidTimeIso(id) ? null : row.created_at;
+      if (row.created_at !== createdText) {
+        createdText = row.created_at;
+        const ms = Date.parse(createdText);
+        createdMs = new Date(ms).toISOString() === createdText ? ms : NaN;
+      }
+      const created = id.readUIntBE(0, 6) === createdMs ? null : row.created_at;
       const platform = this.platform(row.platform_id);
       if (platform === 0) throw new Error(`internal account ${row.id}: no platform ${row.platform_id}`);
       params.push(id, platform, customer, row.currency, row.status === 'ACTIVE' ? null : row.status, created, row.updated_at === row.created_at ? null : row.updated_at);
