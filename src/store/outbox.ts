@@ -168,11 +168,11 @@ export class Outbox {
     return (this.latestSeqStmt.get({ platform: platformId }) as { seq: number } | undefined)?.seq ?? 0;
   }
 
-  /** Records an event; call it inside the transaction of the state change. */
-  append(platformId: string, type: string, resourceId: string | null, data: unknown): OutboxEvent {
+  /** Records an event; call it inside the transaction of the state change. `json`: the data as JSON text, when the caller has it already. */
+  append(platformId: string, type: string, resourceId: string | null, data: unknown, json = JSON.stringify(data)): OutboxEvent {
     const id = this.ids.next('Webhook');
     const createdAt = this.clock.iso();
-    const info = this.insertStmt.run(id, platformId, type, resourceId, JSON.stringify(data), createdAt, this.initialDeliveryState(platformId));
+    const info = this.insertStmt.run(id, platformId, type, resourceId, json, createdAt, this.initialDeliveryState(platformId));
     const event: OutboxEvent = { seq: Number(info.lastInsertRowid), id, platformId, type, resourceId, data, createdAt };
     for (const listener of this.listeners) this.notify(() => listener(event));
     return event;
