@@ -34,6 +34,8 @@ interface ColumnInfo {
   name: string;
   type: string;
   pk: number;
+  /** Set on every column of a table that holds its platform as `platform` (row id). */
+  byRowid?: true;
 }
 
 /**
@@ -50,7 +52,12 @@ function derivedTables(ctx: SandboxContext): Set<string> {
   return out;
 }
 
-/** Platform-owned tables and their columns, read from the schema (derived tables and the areas' derived columns left out). */
+/**
+ * Platform-owned tables and their columns, read from the schema (derived tables and the areas'
+ * derived columns left out): a table with a `platform_id`, or one that holds its platform as an
+ * INTEGER `platform` (the platform's row id, a compact key; internal accounts), which a snapshot
+ * carries without that column, and an import sets to the importing platform's.
+ */
 function platformTables(ctx: SandboxContext, areas: readonly Area[]): Map<string, ColumnInfo[]> {
   const names = ctx.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`).all() as { name: string }[];
   const derived = derivedTables(ctx);
@@ -61,9 +68,15 @@ function platformTables(ctx: SandboxContext, areas: readonly Area[]): Map<string
     const skipped = derivedColumns(name);
     const columns = (ctx.db.prepare(`SELECT name, type, pk FROM pragma_table_info(?)`).all(name) as ColumnInfo[]).filter((c) => !skipped.has(c.name));
     if (columns.some((c) => c.name === 'platform_id')) out.set(name, columns);
+    else if (columns.some((c) => c.name === 'platform' && c.type.toUpperCase() === 'INTEGER')) out.set(name, columns.filter((c) => c.name !== 'platform').map((c) => ({ ...c, byRowid: true })));
   }
   return out;
 }
+
+/** A table whose rows hold their platform as its row id (`platform`), not its id. */
+const byRowid = (columns: ColumnInfo[]) => columns.some((c) => c.byRowid === true);
+/** The rows of one platform: by its id, or by its row id. */
+const platformWhere = (columns: ColumnInfo[]) => (byRowid(columns) ? 'platform = (SELECT rowid FROM platforms WHERE id = ?)' : 'platform_id = ?');
 
 /** A column SQLite fills in itself (an INTEGER PRIMARY KEY is the rowid): left out on import, rows kept in order. */
 const isRowid = (column: ColumnInfo, columns: ColumnInfo[]) =>
@@ -84,7 +97,7 @@ export function exportSnapshot(ctx: SandboxContext, areas: readonly Area[], plat
       // Insertion order where SQLite keeps one (rowid tables), else the primary key (WITHOUT ROWID).
       const withoutRowid = /WITHOUT\s+ROWID/i.test(String((ctx.db.prepare(`SELECT sql FROM sqlite_master WHERE name = ?`).get(name) as { sql: string }).sql));
       const order = withoutRowid ? keys.map((c) => quote(c.name)).join(', ') : 'rowid';
-      const statement = ctx.db.prepare(`SELECT ${columns.map((c) => quote(c.name)).join(', ')} FROM ${quote(name)} WHERE platform_id = ? ORDER BY ${order}`).raw(true);
+      const statement = ctx.db.prepare(`SELECT ${columns.map((c) => quote(c.name)).join(', ')} FROM ${quote(name)} WHERE ${platformWhere(columns)} ORDER BY ${order}`).raw(true);
       const rows = (statement.all(platform.id) as unknown[][]).map((row) => row.map(encode));
       tables[name] = { columns: columns.map((c) => c.name), rows };
     }
@@ -142,7 +155,8 @@ export function importSnapshot(
   for (const [name, table] of Object.entries(snapshot.tables)) {
     const columns = known.get(name);
     if (!columns) throw invalid(`The snapshot has a table ${name} this sandbox does not have (a newer version made it?).`, { table: name });
-    const missing = table.columns.filter((c) => !columns.some((k) => k.name === c) && !derivedColumn(name, c));
+    // An earlier sandbox's snapshot of a table now keyed by the platform's row id has its `platform_id`: the import sets the platform.
+    const missing = table.columns.filter((c) => !columns.some((k) => k.name === c) && !derivedColumn(name, c) && !(c === 'platform_id' && byRowid(columns)));
     if (missing.length) throw invalid(`Table ${name} of the snapshot has columns this sandbox does not have: ${missing.join(', ')}.`, { table: name });
   }
   // The calling platform takes the snapshot's id when no other platform here has it (a fresh
@@ -161,7 +175,8 @@ export function importSnapshot(
       resetPlatformData(ctx, areas, platform);
       if (to !== platform.id) {
         ctx.db.prepare('UPDATE platforms SET id = ? WHERE id = ?').run(to, platform.id);
-        for (const name of known.keys()) ctx.db.prepare(`UPDATE ${quote(name)} SET platform_id = ? WHERE platform_id = ?`).run(to, platform.id);
+        // Tables keyed by the platform's row id keep it: the row is renamed in place.
+        for (const [name, columns] of known) if (!byRowid(columns)) ctx.db.prepare(`UPDATE ${quote(name)} SET platform_id = ? WHERE platform_id = ?`).run(to, platform.id);
         platformService(ctx).invalidate();
       }
       const shift = ctx.clock.now() + ahead - snapshot.clock.nowMs;
@@ -170,10 +185,17 @@ export function importSnapshot(
         const keep = table.columns
           .map((c, i) => ({ c, i, info: columns.find((k) => k.name === c) }))
           .filter((column): column is { c: string; i: number; info: ColumnInfo } => column.info !== undefined && !isRowid(column.info, columns));
-        const insert = ctx.db.prepare(`INSERT INTO ${quote(name)} (${keep.map(({ c }) => quote(c)).join(', ')}) VALUES (${keep.map(() => '?').join(', ')})`);
+        const names = keep.map(({ c }) => quote(c));
+        const slots = keep.map(() => '?');
+        if (byRowid(columns)) {
+          names.push('platform');
+          slots.push('(SELECT rowid FROM platforms WHERE id = ?)');
+        }
+        const insert = ctx.db.prepare(`INSERT INTO ${quote(name)} (${names.join(', ')}) VALUES (${slots.join(', ')})`);
         const dueAt = name === 'jobs' ? keep.findIndex(({ c }) => c === 'due_at') : -1;
         for (const row of table.rows) {
           const values = keep.map(({ i }) => move(decode(row[i])));
+          if (byRowid(columns)) values.push(to);
           if (dueAt >= 0) values[dueAt] = Number(values[dueAt]) + shift;
           insert.run(values);
         }
@@ -203,7 +225,7 @@ export function importSnapshot(
   }
   if (ahead > 0) ctx.clock.moveTo(ctx.clock.now() + ahead);
   // Deliveries that were in flight when the snapshot was taken are due again (as after a restart).
-  ctx.tx(() => ctx.db.prepare(`UPDATE events SET delivery_state = 'PENDING' WHERE platform_id = ? AND delivery_state = 'SENDING'`).run(to));
+  ctx.tx(() => ctx.db.prepare(`UPDATE events SET delivery_state = 'PENDING' WHERE substr(platform_id, -8) = substr(@to, -8) AND platform_id = @to AND delivery_state = 'SENDING'`).run({ to }));
   try {
     webhookDelivery(ctx).kick();
   } catch {

@@ -88,6 +88,11 @@ export class ListQueries {
     return (this.pageValues(this.rowObject(spec.table), spec) as string[]).map((json) => JSON.parse(json) as Row);
   }
 
+  /** One SQL expression over each row of a page (e.g. a `json_object` of a table with BLOB columns), in the same order and bounds as `page`. */
+  pageWith<Value>(expression: string, spec: KeysetPage): Value[] {
+    return this.pageValues(expression, spec) as Value[];
+  }
+
   /** One column of each row of a page, in the same order and bounds as `page` (e.g. a row's stored wire JSON). */
   pageOf<Value>(column: string, spec: KeysetPage): Value[] {
     return this.pageValues(`"${column}"`, spec) as Value[];
@@ -142,17 +147,17 @@ export class ListQueries {
 export type CountColumn = string | [name: string, expression: string];
 
 /**
- * DDL of a maintained count: a table `counts` keyed by `platform_id` and the bucket columns,
+ * DDL of a maintained count: a table `counts` keyed by the platform (`platformColumn`, `platform_id` unless a table holds it otherwise) and the bucket columns,
  * filled from the rows already in `table`, and kept by triggers on insert, delete and on
  * updates of the bucket columns. A list whose filters are all bucket columns reads its
  * `totalCount` as the sum of a few counter rows (`ListQueries.maintained`) instead of a scan.
  * Bucket expressions must not be NULL (wrap nullable columns, e.g. `{row}.deleted_at IS NOT NULL`).
  */
-export function maintainedCountDdl(table: string, counts: string, columns: readonly CountColumn[]): string {
+export function maintainedCountDdl(table: string, counts: string, columns: readonly CountColumn[], platformColumn = 'platform_id'): string {
   const names = columns.map((column) => (typeof column === 'string' ? column : column[0]));
   const exprs = (row: string) => columns.map((column) => (typeof column === 'string' ? `${row}.${column}` : `(${column[1].replaceAll('{row}', row)})`));
-  const keys = ['platform_id', ...names];
-  const bucket = (row: string) => [`${row}.platform_id`, ...exprs(row)];
+  const keys = [platformColumn, ...names];
+  const bucket = (row: string) => [`${row}.${platformColumn}`, ...exprs(row)];
   const match = (row: string) => keys.map((key, i) => `${key} = ${bucket(row)[i]}`).join(' AND ');
   const increment = (row: string) =>
     `INSERT INTO ${counts} (${keys.join(', ')}, n) VALUES (${bucket(row).join(', ')}, 1) ON CONFLICT (${keys.join(', ')}) DO UPDATE SET n = n + 1;`;
@@ -160,7 +165,7 @@ export function maintainedCountDdl(table: string, counts: string, columns: reado
   const changed = bucket('old')
     .map((expr, i) => `(${expr}) IS NOT (${bucket('new')[i]})`)
     .join(' OR ');
-  const watched = [...new Set(['platform_id', ...columns.flatMap((column) => (typeof column === 'string' ? [column] : [...column[1].matchAll(/\{row\}\.(\w+)/g)].map((m) => m[1]!)))])];
+  const watched = [...new Set([platformColumn, ...columns.flatMap((column) => (typeof column === 'string' ? [column] : [...column[1].matchAll(/\{row\}\.(\w+)/g)].map((m) => m[1]!)))])];
   return `CREATE TABLE ${counts} (${keys.map((key) => `${key} NOT NULL`).join(', ')}, n INTEGER NOT NULL, PRIMARY KEY (${keys.join(', ')})) WITHOUT ROWID;
     INSERT INTO ${counts} (${keys.join(', ')}, n) SELECT ${bucket(table).join(', ')}, COUNT(*) FROM ${table} GROUP BY ${keys.map((_, i) => i + 1).join(', ')};
     CREATE TRIGGER ${counts}_insert AFTER INSERT ON ${table} BEGIN ${increment('new')} END;

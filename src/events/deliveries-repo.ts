@@ -1,6 +1,6 @@
 import { ListQueries, uuidv7Floor, Where } from '../core/list-query.js';
 import type { Db } from '../store/db.js';
-import type { EventRow } from '../store/outbox.js';
+import { EVENT_PLATFORM_KEY, type EventRow } from '../store/outbox.js';
 
 /**
  * Delivery state of an event (the `events.delivery_state` column):
@@ -63,6 +63,7 @@ export class DeliveriesRepo {
   private readonly attemptCountStmt;
 
   private readonly lists;
+  private readonly seqAtOrAfterStmt;
 
   constructor(db: Db) {
     this.lists = new ListQueries(db);
@@ -77,6 +78,7 @@ export class DeliveriesRepo {
        ORDER BY e.seq LIMIT ?`,
     );
     this.byIdStmt = db.prepare('SELECT * FROM events WHERE id = ?');
+    this.seqAtOrAfterStmt = db.prepare('SELECT seq FROM events WHERE id >= ? ORDER BY id LIMIT 1').pluck();
     this.markSendingStmt = db.prepare(
       `UPDATE events SET delivery_state = 'SENDING', attempt_count = CASE WHEN @fresh THEN 1 ELSE attempt_count + 1 END,
          next_attempt_at = NULL, retry_job_id = NULL
@@ -161,7 +163,27 @@ export class DeliveriesRepo {
 
   /** A page of a platform's events, newest first, strictly older than `beforeId`, through the filter's index. */
   list(filter: DeliveryFilter, beforeId: string | undefined, take: number): DeliveryRow[] {
-    return this.lists.page<DeliveryRow>({ table: 'events', where: whereOf(filter), index: indexFor(filter), order: 'desc', afterKey: beforeId, take });
+    // Ids are made in append order, as seq is: the events before an id are those before the first seq at or after it.
+    const afterKey = beforeId === undefined ? undefined : this.seqAtOrAfter(beforeId);
+    return this.lists.page<DeliveryRow>({ table: 'events', key: 'seq', where: this.whereOf(filter), index: indexFor(filter), order: 'desc', afterKey, take });
+  }
+
+  /** The seq of the first event whose id is at or after `id` (past the newest: one more than any). */
+  private seqAtOrAfter(id: string): number {
+    return (this.seqAtOrAfterStmt.get(id) as number | undefined) ?? Number.MAX_SAFE_INTEGER;
+  }
+
+  /** The WHERE of the filters given, and only those; `since` also as the seq range its id floor implies. */
+  private whereOf(filter: DeliveryFilter): Where {
+    const where = new Where()
+      .eq(EVENT_PLATFORM_KEY, filter.platformId.slice(-8))
+      .eq('platform_id', filter.platformId)
+      .eq('resource_id', filter.resourceId)
+      .eq('type', filter.type)
+      .eq('delivery_state', filter.state)
+      .cmp('created_at', '>=', filter.since);
+    if (filter.since !== undefined) where.cmp('seq', '>=', this.seqAtOrAfter(`Webhook:${uuidv7Floor(Date.parse(filter.since) - ID_TIME_SLACK_MS)}`));
+    return where;
   }
 
   /**
@@ -172,7 +194,7 @@ export class DeliveriesRepo {
     if (filter.resourceId === undefined && filter.since === undefined) {
       return this.lists.maintained('event_counts', new Where().eq('platform_id', filter.platformId).eq('type', filter.type).eq('delivery_state', filter.state));
     }
-    return this.lists.countUpTo('events', whereOf(filter), indexFor(filter));
+    return this.lists.countUpTo('events', this.whereOf(filter), indexFor(filter));
   }
 
   /** Drops a platform's attempt log (sandbox reset; the outbox drops its events). */
@@ -187,7 +209,7 @@ export class DeliveriesRepo {
  */
 const ID_TIME_SLACK_MS = 60 * 60 * 1000;
 
-/** The index whose leading equality serves the filter (every one ends in `id`, the sort key). */
+/** The index whose leading equality serves the filter (every one ends in seq, the row id and sort key). */
 function indexFor(filter: DeliveryFilter): string {
   if (filter.resourceId !== undefined) return 'events_list_resource';
   if (filter.type !== undefined) return 'events_list_type';
@@ -195,14 +217,4 @@ function indexFor(filter: DeliveryFilter): string {
   return 'events_list_platform';
 }
 
-/** The WHERE of the filters given, and only those. */
-function whereOf(filter: DeliveryFilter): Where {
-  const where = new Where()
-    .eq('platform_id', filter.platformId)
-    .eq('resource_id', filter.resourceId)
-    .eq('type', filter.type)
-    .eq('delivery_state', filter.state)
-    .cmp('created_at', '>=', filter.since);
-  if (filter.since !== undefined) where.cmp('id', '>=', `Webhook:${uuidv7Floor(Date.parse(filter.since) - ID_TIME_SLACK_MS)}`);
-  return where;
-}
+

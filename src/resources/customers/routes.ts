@@ -9,6 +9,7 @@ import { contactConfirm, customerCreate, customerListQuery, customerUpdate } fro
 import {
   confirmContactCode,
   createCustomer,
+  customerWireText,
   deleteCustomer,
   endUserTerms,
   findCustomer,
@@ -22,7 +23,7 @@ import {
 export const handlers: OperationHandlers = {
   createCustomer: async (c) => {
     const input = await jsonBody(c, customerCreate);
-    return c.json(presentCustomer(createCustomer(c.get('ctx'), c.get('platform'), input)), 201);
+    return c.body(customerWireText(createCustomer(c.get('ctx'), c.get('platform'), input)), 201, { 'Content-Type': 'application/json' });
   },
   listCustomers: (c) => jsonText(c, listCustomersJson(c.get('ctx'), c.get('platform'), listQueryOf(c, customerListQuery))),
   getCustomerById: (c) => c.json(presentCustomer(findCustomer(c.get('ctx'), c.get('platform').id, c.req.param('customerId')!))),

@@ -2,6 +2,7 @@ import type { Migration } from '../../store/db.js';
 import type { SandboxContext } from '../../store/context.js';
 import { ApiError, ErrorCode } from '../../core/errors.js';
 import { findCustomer, presentCustomer } from './service.js';
+import { PLATFORM_KEY } from './repo.js';
 
 /**
  * Customer search for the control plane (`GET /_sandbox/search/customers`, the terminal UI's
@@ -53,6 +54,58 @@ export const customerSearchMigrations: Migration[] = [
   },
 ];
 
+/**
+ * The search keys in compact rows (issue 26): the platform and the customer as integer row ids
+ * (`platforms.rowid`, `customers.rowid`; neither changes while the row lives: platforms are
+ * renamed in place by a snapshot import, never deleted, and the sandbox never VACUUMs), the
+ * kind as a small integer in the order of its name (so pages keep the order they had), and no
+ * index by customer: an update or a deletion removes the old row's keys, which it computes
+ * from the old row itself. 880 bytes a customer become about 110.
+ */
+const KIND_CODES: Record<string, number> = { email: 0, name: 1, platformCustomerId: 2, umaAddress: 3 };
+const KIND_NAMES = Object.keys(KIND_CODES) as SearchKind[];
+const keyExpression = (kind: string) => KEYS.find(([k]) => k === kind)![1];
+/** The key rows of trigger row `new`: one platform lookup, one SELECT per kind. */
+const compactKeysOf = (row: string) =>
+  `SELECT p.rowid, k.key, k.kind, ${row}.rowid FROM platforms p, (${KEYS.map(([kind, expression]) => `SELECT ${expression(row)} AS key, ${KIND_CODES[kind]} AS kind`).join(' UNION ALL ')}) k
+      WHERE p.id = ${row}.platform_id AND ${row}.is_deleted = 0 AND coalesce(k.key, '') <> ''`;
+/** Removes the keys of trigger row `old` (computed from it; a deleted customer has none). */
+const removeKeysOf = (row: string) =>
+  `DELETE FROM customer_search WHERE platform = (SELECT rowid FROM platforms WHERE id = ${row}.platform_id)
+      AND key IN (${KEYS.map(([, expression]) => expression(row)).join(', ')}) AND customer = ${row}.rowid`;
+
+export const customerSearchPerfMigrations: Migration[] = [
+  {
+    id: 'customers-perf-002',
+    sql: `DROP TRIGGER customer_search_insert;
+    DROP TRIGGER customer_search_update;
+    DROP TRIGGER customer_search_delete;
+    DROP TABLE customer_search;
+    CREATE TABLE customer_search (
+      platform INTEGER NOT NULL,
+      key TEXT NOT NULL,
+      kind INTEGER NOT NULL,
+      customer INTEGER NOT NULL,
+      PRIMARY KEY (platform, key, kind, customer)
+    ) WITHOUT ROWID;
+    CREATE TRIGGER customer_search_insert AFTER INSERT ON customers BEGIN
+      INSERT OR IGNORE INTO customer_search (platform, key, kind, customer) ${compactKeysOf('new')};
+    END;
+    CREATE TRIGGER customer_search_update AFTER UPDATE OF profile, platform_customer_id, uma_address, is_deleted, platform_id ON customers
+    WHEN old.profile IS NOT new.profile OR old.platform_customer_id IS NOT new.platform_customer_id OR old.uma_address IS NOT new.uma_address
+      OR old.is_deleted IS NOT new.is_deleted OR old.platform_id IS NOT new.platform_id
+    BEGIN
+      ${removeKeysOf('old')};
+      INSERT OR IGNORE INTO customer_search (platform, key, kind, customer) ${compactKeysOf('new')};
+    END;
+    CREATE TRIGGER customer_search_delete AFTER DELETE ON customers BEGIN
+      ${removeKeysOf('old')};
+    END;
+    INSERT OR IGNORE INTO customer_search (platform, key, kind, customer)
+      ${KEYS.map(([kind]) => `SELECT p.rowid, ${keyExpression(kind)('c')}, ${KIND_CODES[kind]}, c.rowid FROM customers c JOIN platforms p ON p.id = c.platform_id WHERE c.is_deleted = 0 AND coalesce(${keyExpression(kind)('c')}, '') <> ''`).join('\n      UNION ALL ')};`,
+  },
+];
+
 /** What a search matched on. */
 export type SearchKind = 'name' | 'email' | 'platformCustomerId' | 'umaAddress' | 'id';
 
@@ -86,30 +139,34 @@ function decode(cursor: string, size: number): string[] {
   } catch {
     // below
   }
-  throw new ApiError(400, ErrorCode.INVALID_INPUT, 'cursor is not one this search gave.', { errors: [{ field: 'cursor', constraint: 'format', message: 'use the nextCursor of the previous page' }] });
+  throw badCursor();
 }
+const badCursor = () =>
+  new ApiError(400, ErrorCode.INVALID_INPUT, 'cursor is not one this search gave.', { errors: [{ field: 'cursor', constraint: 'format', message: 'use the nextCursor of the previous page' }] });
 
 const statements = new WeakMap<SandboxContext, ReturnType<typeof prepare>>();
 function prepare(ctx: SandboxContext) {
   const db = ctx.db;
   const range = (dir: 'asc' | 'desc', after: boolean) =>
     db.prepare(
-      `SELECT key, kind, customer_id AS id FROM customer_search
-       WHERE platform_id = @platform AND key >= @lo AND key < @hi
-       ${after ? `AND (key, kind, customer_id) ${dir === 'asc' ? '>' : '<'} (@key, @kind, @id)` : ''}
-       ORDER BY key ${dir}, kind ${dir}, customer_id ${dir} LIMIT @limit`,
+      `SELECT s.key, s.kind, s.customer, c.id FROM customer_search s JOIN customers c ON c.rowid = s.customer
+       WHERE s.platform = (SELECT rowid FROM platforms WHERE id = @platform) AND s.key >= @lo AND s.key < @hi
+       ${after ? `AND (s.key, s.kind, s.customer) ${dir === 'asc' ? '>' : '<'} (@key, @kind, @customer)` : ''}
+       ORDER BY s.key ${dir}, s.kind ${dir}, s.customer ${dir} LIMIT @limit`,
     );
   const all = (dir: 'asc' | 'desc', after: boolean) =>
     db.prepare(
-      `SELECT id FROM customers WHERE platform_id = @platform AND is_deleted = 0 ${after ? `AND id ${dir === 'asc' ? '>' : '<'} @id` : ''}
+      `SELECT id FROM customers WHERE ${PLATFORM_KEY} = substr(@platform, -8) AND platform_id = @platform AND is_deleted = 0 ${after ? `AND id ${dir === 'asc' ? '>' : '<'} @id` : ''}
        ORDER BY id ${dir} LIMIT @limit`,
     );
   return {
     range: { asc: range('asc', false), desc: range('desc', false), ascAfter: range('asc', true), descAfter: range('desc', true) },
     all: { asc: all('asc', false), desc: all('desc', false), ascAfter: all('asc', true), descAfter: all('desc', true) },
     // Customers, not keys: one matching on its name and its email counts once.
-    countRange: db.prepare(`SELECT count(DISTINCT customer_id) AS n FROM (SELECT customer_id FROM customer_search WHERE platform_id = @platform AND key >= @lo AND key < @hi LIMIT @cap)`),
-    countAll: db.prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM customers WHERE platform_id = @platform AND is_deleted = 0 LIMIT @cap)`),
+    countRange: db.prepare(
+      `SELECT count(DISTINCT customer) AS n FROM (SELECT customer FROM customer_search WHERE platform = (SELECT rowid FROM platforms WHERE id = @platform) AND key >= @lo AND key < @hi LIMIT @cap)`,
+    ),
+    countAll: db.prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM customers WHERE ${PLATFORM_KEY} = substr(@platform, -8) AND platform_id = @platform AND is_deleted = 0 LIMIT @cap)`),
   };
 }
 const stmts = (ctx: SandboxContext) => {
@@ -149,20 +206,22 @@ export function searchCustomers(ctx: SandboxContext, platformId: string, query: 
   const exact = query.cursor === undefined ? byId(ctx, platformId, query.q.trim()) : undefined;
   if (exact) return finish([{ ...exact, matchedOn: ['id'] }], undefined, 1);
   const params = { platform: platformId, lo: q, hi: q + TOP, limit: query.limit + 1 };
-  let rows: { key: string; kind: SearchKind; id: string }[];
+  let rows: { key: string; kind: number; customer: number; id: string }[];
   if (query.cursor === undefined) rows = s.range[query.order].all(params) as typeof rows;
   else {
-    const [key, kind, id] = decode(query.cursor, 3);
-    rows = s.range[`${query.order}After`].all({ ...params, key, kind, id }) as typeof rows;
+    const [key, kind, customer] = decode(query.cursor, 3);
+    const code = KIND_CODES[kind!];
+    if (code === undefined || !/^[0-9]{1,15}$/.test(customer!)) throw badCursor();
+    rows = s.range[`${query.order}After`].all({ ...params, key, kind: code, customer: Number(customer) }) as typeof rows;
   }
   const page = rows.slice(0, query.limit);
   // One customer matching on two keys of this page is shown once, naming both.
   const byCustomer = new Map<string, SearchKind[]>();
-  for (const row of page) byCustomer.set(row.id, [...(byCustomer.get(row.id) ?? []), row.kind]);
+  for (const row of page) byCustomer.set(row.id, [...(byCustomer.get(row.id) ?? []), KIND_NAMES[row.kind]!]);
   const data = [...byCustomer].map(([id, kinds]) => ({ ...present(id), matchedOn: kinds }));
   const last = page.at(-1);
   const total = query.cursor === undefined ? (s.countRange.get({ ...params, cap: COUNT_CAP + 1 }) as { n: number }).n : undefined;
-  return finish(data, rows.length > query.limit && last ? encode([last.key, last.kind, last.id]) : undefined, total);
+  return finish(data, rows.length > query.limit && last ? encode([last.key, KIND_NAMES[last.kind]!, String(last.customer)]) : undefined, total);
 }
 
 function finish(data: CustomerSearchPage['data'], nextCursor: string | undefined, total: number | undefined): CustomerSearchPage {

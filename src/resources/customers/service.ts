@@ -83,7 +83,7 @@ const toRecord = (row: CustomerRow): CustomerRecord => ({
   updatedAt: row.updated_at,
 });
 
-const toRow = (record: CustomerRecord): CustomerRow => ({
+const toRow = (record: CustomerRecord, presented: Record<string, unknown> = presentCustomer(record)): CustomerRow => ({
   id: record.id,
   platform_id: record.platformId,
   customer_type: record.customerType,
@@ -99,8 +99,16 @@ const toRow = (record: CustomerRecord): CustomerRow => ({
   created_at: record.createdAt,
   updated_at: record.updatedAt,
   // The stored wire JSON: written by every insert and update, which all pass through here.
-  wire: JSON.stringify(presentCustomer(record)),
+  wire: JSON.stringify(presented),
 });
+
+/** The wire JSON of each customer a create just wrote: the response sends the text the row and the event hold. */
+const createdWires = new WeakMap<CustomerRecord, string>();
+
+/** A customer's wire JSON as text: the one written with it when `createCustomer` made it, else presented now. */
+export function customerWireText(record: CustomerRecord): string {
+  return createdWires.get(record) ?? JSON.stringify(presentCustomer(record));
+}
 
 /** The wire JSON of a stored row (for rows written before `wire` was kept, and rows a snapshot import restored). */
 export const wireOfRow = (row: CustomerRow): string => JSON.stringify(presentCustomer(toRecord(row)));
@@ -284,10 +292,14 @@ export function createCustomer(ctx: SandboxContext, platform: Platform, input: C
       createdAt: now,
       updatedAt: now,
     };
-    repo.insert(toRow(record));
+    // Presented and serialized once: the stored wire, the event's data and the response are the same JSON.
+    const presented = presentCustomer(record);
+    const row = toRow(record, presented);
+    repo.insert(row);
+    createdWires.set(record, row.wire!);
     if (accountsAllowed(platform, record)) provisionCustomerAccounts(ctx, platform, record, true);
     const type = statusEventType(customerType, record.kycStatus);
-    if (type) ctx.outbox.append(platform.id, type, id, presentCustomer(record));
+    if (type) ctx.outbox.append(platform.id, type, id, presented, row.wire!);
     recordRule(ctx, platform.id, input.customerType === 'BUSINESS' ? businessCreationRules.id('created-unverified') : individualNameRules.of(suffixOf(input.fullName)));
     return record;
   });

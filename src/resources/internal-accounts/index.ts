@@ -1,6 +1,6 @@
 import type { Area } from '../area.js';
 import { onBalanceChange } from '../ledger/index.js';
-import { internalAccountMigrations } from './repo.js';
+import { internalAccountMigrations, refillInternalAccounts } from './repo.js';
 import { handlers } from './routes.js';
 import { announceBalanceChanges, internalAccountRepo } from './service.js';
 
@@ -27,4 +27,6 @@ export const internalAccountsArea: Area = {
   migrations: internalAccountMigrations,
   handlers,
   resetPlatform: (ctx, platform) => internalAccountRepo(ctx).removePlatform(platform.id),
+  // Rows of a snapshot an earlier sandbox took hold their ids as text: compacted once imported.
+  derived: { columns: {}, refill: (ctx, platformId) => refillInternalAccounts(ctx.db, platformId) },
 };

@@ -6,15 +6,9 @@ import type { PageRequest } from '../../core/pagination.js';
 // Short index keys for long text values: a lookup matches the key, then the whole value on the row.
 // Each is written out as it is in the indexes of internal-accounts-perf-001 (SQLite uses an index
 // on an expression only for the same expression); a test checks the plans (lists-plans).
-/**
- * The time and counter of an id's UUIDv7 (`InternalAccount:<uuid>`, `Customer:<uuid>`): unique
- * among the ids of one sandbox (the id source never repeats a millisecond and counter) and
- * increasing, so new keys go to the end of the index (one page a commit, not one per row).
- */
-const ID_KEY = 'substr(id, 17, 18)';
-const OWNER_KEY = 'substr(customer_id, 10, 18)';
-/** The last eight characters of the platform id (the random tail of its UUID). */
-const PLATFORM_KEY = 'substr(platform_id, -8)';
+/** The UUIDv7 time and counter of an id or owner stored as bytes (internal-accounts-perf-002's index keys). */
+const ID_KEY = 'substr(id, 1, 8)';
+const OWNER_KEY = 'substr(customer_id, 1, 8)';
 /** The account type as a one-byte code for the type index: 0 fiat, 1 crypto, 2 embedded wallet. */
 const TYPE_CODE = "(CASE currency WHEN 'USDB' THEN 2 WHEN 'USDC' THEN 1 WHEN 'BTC' THEN 1 WHEN 'USDT' THEN 1 ELSE 0 END)";
 const TYPE_CODES: Record<string, number> = { INTERNAL_FIAT: 0, INTERNAL_CRYPTO: 1, EMBEDDED_WALLET: 2 };
@@ -87,7 +81,97 @@ export const internalAccountMigrations: Migration[] = [
     CREATE INDEX internal_accounts_by_type ON internal_accounts (substr(platform_id, -8), (CASE currency WHEN 'USDB' THEN 2 WHEN 'USDC' THEN 1 WHEN 'BTC' THEN 1 WHEN 'USDT' THEN 1 ELSE 0 END));
     ${maintainedCountDdl('internal_accounts', 'internal_account_counts', [['platform_owned', '{row}.customer_id IS NULL'], 'currency', ['type', typeOfSql('{row}.currency')]])}`,
   },
+  {
+    // Smaller rows still (issue 26): the account id and the customer id as their UUID's 16 bytes
+    // (the type prefix is the same on every row), the creation time NULL where the id's UUIDv7
+    // says it, and the id and owner indexes keyed by the first eight of those bytes (the UUIDv7's
+    // time and counter, unique among the ids one sandbox makes; the row's whole id is checked),
+    // and the platform as its row id (`platform`, platforms.rowid: platforms are renamed in place,
+    // never deleted; snapshots carry such a table without the column) in the row, the platform
+    // indexes and the count table. Rows are copied with their text ids and compacted by the
+    // backfill, in rid order.
+    id: 'internal-accounts-perf-002',
+    sql: `CREATE TABLE internal_accounts_v3 (
+      rid INTEGER PRIMARY KEY,
+      id BLOB NOT NULL,
+      platform INTEGER NOT NULL,
+      customer_id BLOB,
+      currency TEXT NOT NULL,
+      status TEXT,
+      created_at TEXT,
+      updated_at TEXT
+    );
+    INSERT INTO internal_accounts_v3 (rid, id, platform, customer_id, currency, status, created_at, updated_at)
+      SELECT a.rid, a.id, p.rowid, a.customer_id, a.currency, a.status, a.created_at, a.updated_at FROM internal_accounts a JOIN platforms p ON p.id = a.platform_id ORDER BY a.rid;
+    DROP TABLE internal_account_counts;
+    DROP TABLE internal_accounts;
+    ALTER TABLE internal_accounts_v3 RENAME TO internal_accounts;
+    ${maintainedCountDdl('internal_accounts', 'internal_account_counts', [['platform_owned', '{row}.customer_id IS NULL'], 'currency', ['type', typeOfSql('{row}.currency')]], 'platform')}`,
+    backfill: (db) => {
+      compactTextRows(db);
+      db.exec(`CREATE INDEX internal_accounts_by_id ON internal_accounts (substr(id, 1, 8));
+        CREATE INDEX internal_accounts_by_owner ON internal_accounts (substr(customer_id, 1, 8));
+        CREATE INDEX internal_accounts_by_platform ON internal_accounts (platform);
+        CREATE INDEX internal_accounts_by_currency ON internal_accounts (platform, currency);
+        CREATE INDEX internal_accounts_by_type ON internal_accounts (platform, (CASE currency WHEN 'USDB' THEN 2 WHEN 'USDC' THEN 1 WHEN 'BTC' THEN 1 WHEN 'USDT' THEN 1 ELSE 0 END));`);
+    },
+  },
 ];
+/**
+ * The 16 bytes of the UUID of `<prefix><uuid>` (a lower-case UUID, as the id source makes them);
+ * null for any other text (an id this sandbox never made matches no row).
+ */
+function uuidBytes(id: string | null | undefined, prefix: string): Buffer | null {
+  if (typeof id !== 'string' || id.length !== prefix.length + 36 || !id.startsWith(prefix)) return null;
+  const p = prefix.length;
+  if (id[p + 8] !== '-' || id[p + 13] !== '-' || id[p + 18] !== '-' || id[p + 23] !== '-') return null;
+  const hex = id.slice(p, p + 8) + id.slice(p + 9, p + 13) + id.slice(p + 14, p + 18) + id.slice(p + 19, p + 23) + id.slice(p + 24);
+  // Lower case only, as the id source writes them (another spelling is not this id).
+  if (hex !== hex.toLowerCase()) return null;
+  const bytes = Buffer.from(hex, 'hex');
+  // Decoding stops at the first character that is not a hex digit.
+  return bytes.length === 16 ? bytes : null;
+}
+/** `<prefix><uuid>` of 32 hex digits (`hex()` of the stored bytes, or the bytes themselves). */
+function uuidText(value: Buffer | string, prefix: string): string {
+  const h = typeof value === 'string' ? value.toLowerCase() : value.toString('hex');
+  return `${prefix}${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+/** The creation time a UUIDv7's first 48 bits say (what `created_at` holds when it is NULL). */
+function uuidTimeIso(value: Buffer | string): string {
+  const h = typeof value === 'string' ? value : value.toString('hex');
+  return new Date(parseInt(h.slice(0, 12), 16)).toISOString();
+}
+const ACCOUNT = 'InternalAccount:';
+const CUSTOMER = 'Customer:';
+
+/**
+ * Rows still in the text shape (copied by internal-accounts-perf-002, or imported from a snapshot
+ * that an earlier sandbox took) into the compact one: ids as their UUID's bytes, a creation time
+ * the id says as NULL. A thousand rows a statement.
+ */
+function compactTextRows(db: Db, platformId?: string): void {
+  const scope = platformId === undefined ? '' : 'AND platform = (SELECT rowid FROM platforms WHERE id = @platform)';
+  const batch = db.prepare(`SELECT rid, id, customer_id, created_at FROM internal_accounts WHERE rid > @after AND (typeof(id) = 'text' OR typeof(customer_id) = 'text') ${scope} ORDER BY rid LIMIT 1000`);
+  const write = db.prepare('UPDATE internal_accounts SET id = ?, customer_id = ?, created_at = ? WHERE rid = ?');
+  for (let after = 0; ; ) {
+    const rows = batch.all({ after, platform: platformId }) as { rid: number; id: string | Buffer; customer_id: string | Buffer | null; created_at: string | null }[];
+    if (rows.length === 0) return;
+    for (const row of rows) {
+      const id = typeof row.id === 'string' ? uuidBytes(row.id, ACCOUNT) : row.id;
+      const customer = typeof row.customer_id === 'string' ? uuidBytes(row.customer_id, CUSTOMER) : row.customer_id;
+      if (!id || (row.customer_id !== null && !customer)) throw new Error(`internal account ${String(row.id)} has an id this sandbox cannot store (not <type>:<uuid>)`);
+      write.run(id, customer, row.created_at === uuidTimeIso(id) ? null : row.created_at, row.rid);
+    }
+    after = rows[rows.length - 1]!.rid;
+  }
+}
+
+/** Snapshots carry the stored rows; rows of an earlier sandbox's snapshot come in as text and are compacted after the import. */
+export function refillInternalAccounts(db: Db, platformId: string): void {
+  compactTextRows(db, platformId);
+}
+
 /** An internal account as the service sees it (the stored row with its derived values filled in). */
 export interface InternalAccountRow {
   id: string;
@@ -103,27 +187,32 @@ export interface InternalAccountRow {
 /** A row as stored: `status` NULL is ACTIVE, `updated_at` NULL is `created_at`; `type` is not stored. */
 interface StoredRow {
   rid: number;
-  id: string;
-  platform_id: string;
-  customer_id: string | null;
+  /** The UUID's bytes (or, from a page's `json_object`, their `hex()`). */
+  id: Buffer | string;
+  customer_id: Buffer | string | null;
   currency: string;
   status: string | null;
   created_at: string;
   updated_at: string | null;
 }
 
-const COLUMNS = 'rid, id, platform_id, customer_id, currency, status, created_at, updated_at';
+const COLUMNS = 'rid, id, customer_id, currency, status, created_at, updated_at';
+/** A page's rows as one JSON text each (`json_object` holds no BLOB: the ids as hex). */
+const ROW_JSON =
+  "json_object('rid', rid, 'id', hex(id), 'customer_id', hex(customer_id), 'currency', currency, 'status', status, 'created_at', created_at, 'updated_at', updated_at)";
 
-function fromStored(row: StoredRow): InternalAccountRow {
+/** The service's row of a stored one (every query reads one platform's rows: `platformId`). */
+function fromStored(row: StoredRow, platformId: string): InternalAccountRow {
+  const created = row.created_at ?? uuidTimeIso(row.id);
   return {
-    id: row.id,
-    platform_id: row.platform_id,
-    customer_id: row.customer_id,
+    id: uuidText(row.id, ACCOUNT),
+    platform_id: platformId,
+    customer_id: row.customer_id === null ? null : uuidText(row.customer_id, CUSTOMER),
     type: accountTypeOf(row.currency),
     currency: row.currency,
     status: row.status ?? 'ACTIVE',
-    created_at: row.created_at,
-    updated_at: row.updated_at ?? row.created_at,
+    created_at: created,
+    updated_at: row.updated_at ?? created,
   };
 }
 
@@ -146,16 +235,18 @@ function indexFor(filter: InternalAccountFilter): string {
 }
 
 /** The WHERE of the filters given, and only those: each short index key, then the whole value. */
-function whereOf(filter: InternalAccountFilter): Where {
+function whereOf(filter: InternalAccountFilter, platform: number): Where {
   const where = new Where();
-  if (!filter.customerOwned) where.add(`${OWNER_KEY} IS NULL`);
-  else if (filter.customerId !== undefined) where.eq(OWNER_KEY, filter.customerId.slice(9, 27));
-  else where.eq(PLATFORM_KEY, filter.platformId.slice(-8));
+  if (!filter.customerOwned) where.add(`${OWNER_KEY} IS NULL AND customer_id IS NULL`);
+  else if (filter.customerId !== undefined) {
+    // An id this sandbox never made (not Customer:<uuid>) matches no row.
+    const customer = uuidBytes(filter.customerId, CUSTOMER) ?? Buffer.alloc(8);
+    where.eq(OWNER_KEY, customer.subarray(0, 8)).eq('customer_id', customer);
+  }
+  where.eq('platform', platform);
   if (filter.customerId === undefined && filter.customerOwned && filter.currency === undefined && filter.type !== undefined) where.eq(TYPE_CODE, TYPE_CODES[filter.type] ?? -1);
-  where.eq('platform_id', filter.platformId);
-  if (!filter.customerOwned) where.add('customer_id IS NULL');
-  else if (filter.customerId === undefined) where.add('customer_id IS NOT NULL');
-  return where.eq('customer_id', filter.customerOwned ? filter.customerId : undefined).eq('currency', filter.currency).eq(typeOfSql('currency'), filter.type);
+  if (filter.customerOwned && filter.customerId === undefined) where.add('customer_id IS NOT NULL');
+  return where.eq('currency', filter.currency).eq(typeOfSql('currency'), filter.type);
 }
 
 /** The only SQL of the internal-accounts area. */
@@ -169,21 +260,37 @@ export class InternalAccountRepo {
   private readonly removePlatformStmt;
   private readonly updateStatusStmt;
   private readonly closeOwnerStmt;
+  private readonly platformRowidStmt;
+  /** Platform ids to their row ids (a platform's row id never changes: renamed in place, never deleted). */
+  private readonly platformRowids = new Map<string, number>();
 
   constructor(private readonly db: Db) {
-    this.byIdStmt = db.prepare(`SELECT ${COLUMNS} FROM internal_accounts WHERE ${ID_KEY} = substr(@id, 17, 18) AND id = @id AND platform_id = @platform`);
-    this.ridStmt = db.prepare(`SELECT rid FROM internal_accounts WHERE ${ID_KEY} = substr(@id, 17, 18) AND id = @id`).pluck();
-    this.byCustomerStmt = db.prepare(`SELECT ${COLUMNS} FROM internal_accounts WHERE ${OWNER_KEY} = substr(@customer, 10, 18) AND customer_id = @customer AND platform_id = @platform ORDER BY rid`);
-    this.byPlatformOwnedStmt = db.prepare(`SELECT ${COLUMNS} FROM internal_accounts WHERE ${OWNER_KEY} IS NULL AND customer_id IS NULL AND platform_id = ? ORDER BY rid`);
+    this.byIdStmt = db.prepare(`SELECT ${COLUMNS} FROM internal_accounts WHERE ${ID_KEY} = substr(@id, 1, 8) AND id = @id AND platform = @platform`);
+    this.ridStmt = db.prepare(`SELECT rid FROM internal_accounts WHERE ${ID_KEY} = substr(@id, 1, 8) AND id = @id`).pluck();
+    this.byCustomerStmt = db.prepare(`SELECT ${COLUMNS} FROM internal_accounts WHERE ${OWNER_KEY} = substr(@customer, 1, 8) AND customer_id = @customer AND platform = @platform ORDER BY rid`);
+    this.byPlatformOwnedStmt = db.prepare(`SELECT ${COLUMNS} FROM internal_accounts WHERE ${OWNER_KEY} IS NULL AND customer_id IS NULL AND platform = ? ORDER BY rid`);
     this.lists = new ListQueries(db);
-    this.removePlatformStmt = db.prepare(`DELETE FROM internal_accounts WHERE ${PLATFORM_KEY} = substr(@platform, -8) AND platform_id = @platform`);
+    this.removePlatformStmt = db.prepare(`DELETE FROM internal_accounts WHERE platform = ?`);
+    this.platformRowidStmt = db.prepare('SELECT rowid FROM platforms WHERE id = ?').pluck();
+    // `updated_at` NULL is the creation time: `@created` is the id's when `created_at` is NULL.
     this.updateStatusStmt = db.prepare(
-      `UPDATE internal_accounts SET status = NULLIF(@status, 'ACTIVE'), updated_at = NULLIF(@at, created_at) WHERE ${ID_KEY} = substr(@id, 17, 18) AND id = @id`,
+      `UPDATE internal_accounts SET status = NULLIF(@status, 'ACTIVE'), updated_at = NULLIF(@at, coalesce(created_at, @created)) WHERE ${ID_KEY} = substr(@id, 1, 8) AND id = @id`,
     );
     this.closeOwnerStmt = db.prepare(
-      `UPDATE internal_accounts SET status = 'CLOSED', updated_at = NULLIF(@at, created_at)
-       WHERE ${OWNER_KEY} = substr(@customer, 10, 18) AND customer_id = @customer AND platform_id = @platform AND status IS NOT 'CLOSED'`,
+      `UPDATE internal_accounts SET status = 'CLOSED', updated_at = @at
+       WHERE ${OWNER_KEY} = substr(@customer, 1, 8) AND customer_id = @customer AND platform = @platform AND status IS NOT 'CLOSED'`,
     );
+  }
+
+  /** The platform's row id (`platform` of its rows); 0, which no platform has, for an unknown one. */
+  private platform(platformId: string): number {
+    let rowid = this.platformRowids.get(platformId);
+    if (rowid === undefined) {
+      rowid = this.platformRowidStmt.get(platformId) as number | undefined;
+      if (rowid === undefined) return 0;
+      this.platformRowids.set(platformId, rowid);
+    }
+    return rowid;
   }
 
   /** Writes one new account. */
@@ -197,25 +304,50 @@ export class InternalAccountRepo {
     let statement = this.insertStmts.get(rows.length);
     if (!statement) {
       const values = Array.from({ length: rows.length }, () => '(?, ?, ?, ?, ?, ?, ?)').join(', ');
-      statement = this.db.prepare<unknown[]>(`INSERT INTO internal_accounts (id, platform_id, customer_id, currency, status, created_at, updated_at) VALUES ${values}`);
+      statement = this.db.prepare<unknown[]>(`INSERT INTO internal_accounts (id, platform, customer_id, currency, status, created_at, updated_at) VALUES ${values}`);
       this.insertStmts.set(rows.length, statement);
     }
     const params: unknown[] = [];
+    // The accounts of one create share their owner and creation time: each converted once.
+    let owner: string | null | undefined;
+    let customer: Buffer | null = null;
+    let createdText: string | undefined;
+    let createdMs = NaN;
     for (const row of rows) {
-      params.push(row.id, row.platform_id, row.customer_id, row.currency, row.status === 'ACTIVE' ? null : row.status, row.created_at, row.updated_at === row.created_at ? null : row.updated_at);
+      const id = uuidBytes(row.id, ACCOUNT);
+      if (row.customer_id !== owner) {
+        owner = row.customer_id;
+        customer = owner === null ? null : uuidBytes(owner, CUSTOMER);
+      }
+      if (!id || (row.customer_id !== null && !customer)) throw new Error(`internal account ${row.id} of ${String(row.customer_id)}: ids are <type>:<uuid>`);
+      if (row.created_at !== createdText) {
+        createdText = row.created_at;
+        const ms = Date.parse(createdText);
+        createdMs = new Date(ms).toISOString() === createdText ? ms : NaN;
+      }
+      const created = id.readUIntBE(0, 6) === createdMs ? null : row.created_at;
+      const platform = this.platform(row.platform_id);
+      if (platform === 0) throw new Error(`internal account ${row.id}: no platform ${row.platform_id}`);
+      params.push(id, platform, customer, row.currency, row.status === 'ACTIVE' ? null : row.status, created, row.updated_at === row.created_at ? null : row.updated_at);
     }
     statement.run(...params);
   }
 
   byId(platformId: string, id: string): InternalAccountRow | undefined {
-    const row = this.byIdStmt.get({ id, platform: platformId }) as StoredRow | undefined;
-    return row && fromStored(row);
+    const key = uuidBytes(id, ACCOUNT);
+    if (!key) return undefined;
+    const row = this.byIdStmt.get({ id: key, platform: this.platform(platformId) }) as StoredRow | undefined;
+    return row && fromStored(row, platformId);
   }
 
   /** Accounts of one owner (`customerId` null: the platform's own), oldest first. */
   byOwner(platformId: string, customerId: string | null): InternalAccountRow[] {
-    const rows = (customerId === null ? this.byPlatformOwnedStmt.all(platformId) : this.byCustomerStmt.all({ customer: customerId, platform: platformId })) as StoredRow[];
-    return rows.map(fromStored);
+    const platform = this.platform(platformId);
+    const customer = customerId === null ? null : uuidBytes(customerId, CUSTOMER);
+    let rows: StoredRow[] = [];
+    if (customerId === null) rows = this.byPlatformOwnedStmt.all(platform) as StoredRow[];
+    else if (customer) rows = this.byCustomerStmt.all({ customer, platform }) as StoredRow[];
+    return rows.map((row) => fromStored(row, platformId));
   }
 
   /**
@@ -225,11 +357,12 @@ export class InternalAccountRepo {
   page(filter: InternalAccountFilter, request: PageRequest): InternalAccountRow[] {
     let afterKey: number | undefined;
     if (request.afterKey !== undefined) {
-      afterKey = this.ridStmt.get({ id: request.afterKey }) as number | undefined;
+      const key = uuidBytes(request.afterKey, ACCOUNT);
+      afterKey = key ? (this.ridStmt.get({ id: key }) as number | undefined) : undefined;
       if (afterKey === undefined) return [];
     }
-    const spec = { table: 'internal_accounts', key: 'rid', where: whereOf(filter), index: indexFor(filter), afterKey, take: request.take };
-    return this.lists.page<StoredRow>(spec).map(fromStored);
+    const spec = { table: 'internal_accounts', key: 'rid', where: whereOf(filter, this.platform(filter.platformId)), index: indexFor(filter), afterKey, take: request.take };
+    return this.lists.pageWith<string>(ROW_JSON, spec).map((json) => fromStored(JSON.parse(json) as StoredRow, filter.platformId));
   }
 
   /**
@@ -237,21 +370,23 @@ export class InternalAccountRepo {
    * filter combination (owner kind, currency, type) from the maintained count.
    */
   count(filter: InternalAccountFilter): number {
-    if (filter.customerOwned && filter.customerId !== undefined) return this.lists.countUpTo('internal_accounts', whereOf(filter), indexFor(filter));
-    const buckets = new Where().eq('platform_id', filter.platformId).eq('platform_owned', filter.customerOwned ? 0 : 1).eq('currency', filter.currency).eq('type', filter.type);
+    if (filter.customerOwned && filter.customerId !== undefined) return this.lists.countUpTo('internal_accounts', whereOf(filter, this.platform(filter.platformId)), indexFor(filter));
+    const buckets = new Where().eq('platform', this.platform(filter.platformId)).eq('platform_owned', filter.customerOwned ? 0 : 1).eq('currency', filter.currency).eq('type', filter.type);
     return this.lists.maintained('internal_account_counts', buckets);
   }
 
   updateStatus(id: string, status: string, updatedAt: string): void {
-    this.updateStatusStmt.run({ status, at: updatedAt, id });
+    const key = uuidBytes(id, ACCOUNT);
+    if (key) this.updateStatusStmt.run({ status, at: updatedAt, id: key, created: uuidTimeIso(key) });
   }
 
   /** Closes every open account of a customer. */
   closeOwner(platformId: string, customerId: string, updatedAt: string): void {
-    this.closeOwnerStmt.run({ at: updatedAt, platform: platformId, customer: customerId });
+    const customer = uuidBytes(customerId, CUSTOMER);
+    if (customer) this.closeOwnerStmt.run({ at: updatedAt, platform: this.platform(platformId), customer });
   }
 
   removePlatform(platformId: string): void {
-    this.removePlatformStmt.run({ platform: platformId });
+    this.removePlatformStmt.run(this.platform(platformId));
   }
 }
