@@ -42,7 +42,11 @@ export async function customerSnapshot(count) {
     const accounts = snapshot.tables.internal_accounts;
     const col = (table, name) => table.columns.indexOf(name);
     const [template] = customers.rows;
-    const templateAccount = accounts.rows.find((row) => row[col(accounts, 'customer_id')] === template[col(customers, 'id')]);
+    // Internal accounts keep their ids as bytes ({ $base64 } in a snapshot); an import also takes
+    // them as text (`InternalAccount:<uuid>`), as an earlier sandbox wrote them.
+    const uuidHex = (value) =>
+      value !== null && typeof value === 'object' && '$base64' in value ? Buffer.from(value.$base64, 'base64').toString('hex') : typeof value === 'string' ? value.slice(value.indexOf(':') + 1).replaceAll('-', '') : value;
+    const templateAccount = accounts.rows.find((row) => uuidHex(row[col(accounts, 'customer_id')]) === uuidHex(template[col(customers, 'id')]));
     const platformAccounts = accounts.rows.filter((row) => row[col(accounts, 'customer_id')] === null);
     const base = Date.parse(template[col(customers, 'created_at')]) - count - 1000;
     customers.rows = [];
