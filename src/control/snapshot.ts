@@ -1,7 +1,7 @@
 import type { SandboxContext } from '../store/context.js';
 import { ApiError, ErrorCode } from '../core/errors.js';
 import type { Area } from '../resources/area.js';
-import { platformService, type Platform } from '../tenancy/index.js';
+import { platformKeySql, platformService, type Platform } from '../tenancy/index.js';
 import { resetPlatformData } from './reset.js';
 import { webhookDelivery } from '../events/index.js';
 
@@ -76,7 +76,7 @@ function platformTables(ctx: SandboxContext, areas: readonly Area[]): Map<string
 /** A table whose rows hold their platform as its row id (`platform`), not its id. */
 const byRowid = (columns: ColumnInfo[]) => columns.some((c) => c.byRowid === true);
 /** The rows of one platform: by its id, or by its row id. */
-const platformWhere = (columns: ColumnInfo[]) => (byRowid(columns) ? 'platform = (SELECT rowid FROM platforms WHERE id = ?)' : 'platform_id = ?');
+const platformWhere = (columns: ColumnInfo[]) => (byRowid(columns) ? `platform = ${platformKeySql('?')}` : 'platform_id = ?');
 
 /** A column SQLite fills in itself (an INTEGER PRIMARY KEY is the rowid): left out on import, rows kept in order. */
 const isRowid = (column: ColumnInfo, columns: ColumnInfo[]) =>
@@ -189,7 +189,7 @@ export function importSnapshot(
         const slots = keep.map(() => '?');
         if (byRowid(columns)) {
           names.push('platform');
-          slots.push('(SELECT rowid FROM platforms WHERE id = ?)');
+          slots.push(platformKeySql('?'));
         }
         const insert = ctx.db.prepare(`INSERT INTO ${quote(name)} (${names.join(', ')}) VALUES (${slots.join(', ')})`);
         const dueAt = name === 'jobs' ? keep.findIndex(({ c }) => c === 'due_at') : -1;

@@ -5,5 +5,5 @@
  */
 export type { Platform, PlatformConfigData, PlatformSettings, NewPlatform } from './service.js';
 export { PlatformService, platformService } from './service.js';
-export { platformMigrations } from './repo.js';
+export { platformKeySql, platformMigrations } from './repo.js';
 export { platformConfigUpdate, type PlatformConfigUpdate } from './schemas.js';

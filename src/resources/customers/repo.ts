@@ -1,4 +1,5 @@
 import { ListQueries, maintainedCountDdl, uuidv7Floor, Where, type KeysetPage } from '../../core/list-query.js';
+import { platformKeySql } from '../../tenancy/index.js';
 import type { PageRequest } from '../../core/pagination.js';
 import type { Db, Migration } from '../../store/db.js';
 
@@ -336,7 +337,7 @@ export class CustomerRepo {
     this.activeByUmaAnyCaseStmt = db
       .prepare(
         `SELECT c.id FROM customer_search s JOIN customers c ON c.rowid = s.customer
-         WHERE s.platform = (SELECT rowid FROM platforms WHERE id = @platform) AND s.key = lower(@value) AND s.kind = 3 AND c.is_deleted = 0 AND c.platform_id = @platform
+         WHERE s.platform = ${platformKeySql('@platform')} AND s.key = lower(@value) AND s.kind = 3 AND c.is_deleted = 0 AND c.platform_id = @platform
          ORDER BY c.id LIMIT 1`,
       )
       .pluck();

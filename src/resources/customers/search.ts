@@ -1,4 +1,5 @@
 import type { Migration } from '../../store/db.js';
+import { platformKeySql } from '../../tenancy/index.js';
 import type { SandboxContext } from '../../store/context.js';
 import { ApiError, ErrorCode } from '../../core/errors.js';
 import { findCustomer, presentCustomer } from './service.js';
@@ -71,7 +72,7 @@ const compactKeysOf = (row: string) =>
       WHERE p.id = ${row}.platform_id AND ${row}.is_deleted = 0 AND coalesce(k.key, '') <> ''`;
 /** Removes the keys of trigger row `old` (computed from it; a deleted customer has none). */
 const removeKeysOf = (row: string) =>
-  `DELETE FROM customer_search WHERE platform = (SELECT rowid FROM platforms WHERE id = ${row}.platform_id)
+  `DELETE FROM customer_search WHERE platform = ${platformKeySql(`${row}.platform_id`)}
       AND key IN (${KEYS.map(([, expression]) => expression(row)).join(', ')}) AND customer = ${row}.rowid`;
 
 export const customerSearchPerfMigrations: Migration[] = [
@@ -150,7 +151,7 @@ function prepare(ctx: SandboxContext) {
   const range = (dir: 'asc' | 'desc', after: boolean) =>
     db.prepare(
       `SELECT s.key, s.kind, s.customer, c.id FROM customer_search s JOIN customers c ON c.rowid = s.customer
-       WHERE s.platform = (SELECT rowid FROM platforms WHERE id = @platform) AND s.key >= @lo AND s.key < @hi
+       WHERE s.platform = ${platformKeySql('@platform')} AND s.key >= @lo AND s.key < @hi
        ${after ? `AND (s.key, s.kind, s.customer) ${dir === 'asc' ? '>' : '<'} (@key, @kind, @customer)` : ''}
        ORDER BY s.key ${dir}, s.kind ${dir}, s.customer ${dir} LIMIT @limit`,
     );
@@ -164,7 +165,7 @@ function prepare(ctx: SandboxContext) {
     all: { asc: all('asc', false), desc: all('desc', false), ascAfter: all('asc', true), descAfter: all('desc', true) },
     // Customers, not keys: one matching on its name and its email counts once.
     countRange: db.prepare(
-      `SELECT count(DISTINCT customer) AS n FROM (SELECT customer FROM customer_search WHERE platform = (SELECT rowid FROM platforms WHERE id = @platform) AND key >= @lo AND key < @hi LIMIT @cap)`,
+      `SELECT count(DISTINCT customer) AS n FROM (SELECT customer FROM customer_search WHERE platform = ${platformKeySql('@platform')} AND key >= @lo AND key < @hi LIMIT @cap)`,
     ),
     countAll: db.prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM customers WHERE ${PLATFORM_KEY} = substr(@platform, -8) AND platform_id = @platform AND is_deleted = 0 LIMIT @cap)`),
   };

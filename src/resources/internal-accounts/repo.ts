@@ -1,4 +1,5 @@
 import { ListQueries, maintainedCountDdl, Where } from '../../core/list-query.js';
+import { platformKeySql } from '../../tenancy/index.js';
 import type { Statement } from 'better-sqlite3';
 import type { Db, Migration } from '../../store/db.js';
 import type { PageRequest } from '../../core/pagination.js';
@@ -151,7 +152,7 @@ const CUSTOMER = 'Customer:';
  * the id says as NULL. A thousand rows a statement.
  */
 function compactTextRows(db: Db, platformId?: string): void {
-  const scope = platformId === undefined ? '' : 'AND platform = (SELECT rowid FROM platforms WHERE id = @platform)';
+  const scope = platformId === undefined ? '' : `AND platform = ${platformKeySql('@platform')}`;
   const batch = db.prepare(`SELECT rid, id, customer_id, created_at FROM internal_accounts WHERE rid > @after AND (typeof(id) = 'text' OR typeof(customer_id) = 'text') ${scope} ORDER BY rid LIMIT 1000`);
   const write = db.prepare('UPDATE internal_accounts SET id = ?, customer_id = ?, created_at = ? WHERE rid = ?');
   for (let after = 0; ; ) {
@@ -271,7 +272,7 @@ export class InternalAccountRepo {
     this.byPlatformOwnedStmt = db.prepare(`SELECT ${COLUMNS} FROM internal_accounts WHERE ${OWNER_KEY} IS NULL AND customer_id IS NULL AND platform = ? ORDER BY rid`);
     this.lists = new ListQueries(db);
     this.removePlatformStmt = db.prepare(`DELETE FROM internal_accounts WHERE platform = ?`);
-    this.platformRowidStmt = db.prepare('SELECT rowid FROM platforms WHERE id = ?').pluck();
+    this.platformRowidStmt = db.prepare(`SELECT ${platformKeySql('?')}`).pluck();
     // `updated_at` NULL is the creation time: `@created` is the id's when `created_at` is NULL.
     this.updateStatusStmt = db.prepare(
       `UPDATE internal_accounts SET status = NULLIF(@status, 'ACTIVE'), updated_at = NULLIF(@at, coalesce(created_at, @created)) WHERE ${ID_KEY} = substr(@id, 1, 8) AND id = @id`,
