@@ -4,6 +4,7 @@ import { DeliveriesRepo, type AttemptRow, type DeliveryRow } from './deliveries-
 import { ATTEMPT_TIMEOUT_MS, MAX_ATTEMPTS, acknowledges, retryDelayMs } from './retry-schedule.js';
 import { responseHandlerOf } from './responses.js';
 import { WebhookSigner } from './signing.js';
+import { Poster } from './post.js';
 
 /** The scheduler job kind that makes a failed event due again. */
 export const RETRY_JOB_KIND = 'webhooks.retry';
@@ -69,33 +70,15 @@ export function envelopeOf(row: Pick<DeliveryRow, 'id' | 'type' | 'created_at' |
   return `{"id":${JSON.stringify(row.id)},"type":${JSON.stringify(row.type)},"timestamp":${JSON.stringify(row.created_at)},"data":${row.data}}`;
 }
 
-/** A readable reason for a failed fetch. */
+/** A readable reason for a failed attempt (node's HTTP client errors carry `code`; a timeout is the abort's reason). */
 function describeFailure(error: unknown): string {
-  const err = error as { name?: string; message?: string; cause?: { code?: string; message?: string } };
+  const err = error as { name?: string; message?: string; code?: string; cause?: { code?: string; message?: string } };
   if (err?.name === 'TimeoutError') return `timed out after ${ATTEMPT_TIMEOUT_MS / 1000}s`;
-  const code = err?.cause?.code;
+  const code = err?.code ?? err?.cause?.code;
   if (code === 'ECONNREFUSED') return 'connection refused';
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'host not found';
-  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') return 'connection reset';
+  if (code === 'ECONNRESET' || code === 'EPIPE') return 'connection reset';
   return err?.cause?.message ?? err?.message ?? String(error);
-}
-
-/** Reads at most MAX_RESPONSE_CHARS of a response body. */
-async function readBody(response: Response): Promise<string> {
-  if (!response.body) return '';
-  const decoder = new TextDecoder();
-  let text = '';
-  const reader = response.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    text += decoder.decode(value, { stream: true });
-    if (text.length >= MAX_RESPONSE_CHARS) {
-      await reader.cancel();
-      return text.slice(0, MAX_RESPONSE_CHARS);
-    }
-  }
-  return text + decoder.decode();
 }
 
 /**
@@ -105,6 +88,8 @@ async function readBody(response: Response): Promise<string> {
  */
 export class WebhookDelivery {
   readonly signer: WebhookSigner;
+  /** Connections to receivers, kept open between deliveries. */
+  private readonly poster = new Poster(MAX_IN_FLIGHT);
   readonly repo: DeliveriesRepo;
   /** Emits `activity` (DeliveryActivity) and `stop`. */
   readonly events = new EventEmitter();
@@ -275,6 +260,7 @@ export class WebhookDelivery {
     this.stopping.abort();
     for (const attempt of this.attempts) attempt.abort(this.stopping.signal.reason);
     await Promise.allSettled([...this.inFlight.values()]);
+    this.poster.close();
     this.events.emit('stop');
   }
 
@@ -334,15 +320,15 @@ export class WebhookDelivery {
     this.attempts.add(abort);
     if (this.stopping.signal.aborted) abort.abort(this.stopping.signal.reason);
     try {
-      const response = await fetch(url, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json', ...this.signer.headers(body), 'User-Agent': 'service-sandbox-webhooks' },
+      const answer = await this.poster.post(
+        url,
+        { 'Content-Type': 'application/json', ...this.signer.headers(body), 'User-Agent': 'service-sandbox-webhooks' },
         body,
-        redirect: 'manual',
-        signal: abort.signal,
-      });
-      responseStatus = response.status;
-      responseBody = await readBody(response);
+        abort.signal,
+        MAX_RESPONSE_CHARS,
+      );
+      responseStatus = answer.status;
+      responseBody = answer.body;
     } catch (failure) {
       if (this.stopping.signal.aborted) {
         // Cut short by shutdown: not an attempt; the event is due again at the next start.
