@@ -15,7 +15,7 @@ import { accountsOfCustomer, balancesOf, presentInternalAccount, type InternalAc
 import { platformService, type Platform } from '../../tenancy/index.js';
 import { createQuote, executeQuote, getQuote, type QuoteRequest } from '../quotes/index.js';
 import { appliedRate, currencyInfo } from '../rates/index.js';
-import { getTransaction, listTransactions, type TransactionBody } from '../transactions/index.js';
+import { findTransaction, getTransaction, listTransactions, type TransactionBody } from '../transactions/index.js';
 import { defaultTransferInAmount, internalAccountOf, transferIn, transferOut, type TransferInRequest, type TransferOutRequest } from '../transfers/index.js';
 import { AgentRepo, type ActionFilter, type ActionRow, type AgentFilter, type AgentRow } from './repo.js';
 import type { AgentPermission, AgentPolicy, AgentPolicyUpdate } from './schemas.js';
@@ -767,13 +767,7 @@ function ownQuote(ctx: SandboxContext, principal: AuthenticatedAgent, quoteId: s
 
 /** Whether the quote's transaction exists, i.e. the quote was executed (by anyone). */
 function isExecuted(ctx: SandboxContext, platformId: string, transactionId: string): boolean {
-  try {
-    getTransaction(ctx, platformId, transactionId);
-    return true;
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 404) return false;
-    throw error;
-  }
+  return findTransaction(ctx, platformId, transactionId) !== undefined;
 }
 
 /** `GET /agents/me/quotes/{quoteId}`: only quotes this agent created. */

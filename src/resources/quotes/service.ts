@@ -10,7 +10,7 @@ import { fundingInstructions, type InternalAccountRow } from '../internal-accoun
 import { accountBalances, bucketOf, insufficientFunds, move, post, worldAccount } from '../ledger/index.js';
 import type { Platform } from '../../tenancy/index.js';
 import { price, type Pricing } from '../rates/index.js';
-import { getTransaction, recordTransaction, updateTransaction, type NewTransaction, type TransactionBody } from '../transactions/index.js';
+import { findTransaction, getTransaction, recordTransaction, updateTransaction, type NewTransaction, type TransactionBody } from '../transactions/index.js';
 import { checkAmount, internalAccountOf, ownerForMovement, type AccountOwner } from '../transfers/index.js';
 import { checkPayRequest, getReceiverLookup, resolveUmaAddress } from '../uma/index.js';
 import { quoteGuards, type QuoteAuthorizationRequest, type QuoteGuard } from './guards.js';
@@ -630,12 +630,7 @@ function scaRequestOf(quoteId: string, plan: Plan, phase: QuoteAuthorizationRequ
 /** Records the quote's outgoing transaction, or moves on the one recorded while the quote awaited SCA authorization. */
 function recordOutgoing(ctx: SandboxContext, platformId: string, fields: NewTransaction): TransactionBody {
   const id = String(fields.id);
-  let existing: TransactionBody | undefined;
-  try {
-    existing = getTransaction(ctx, platformId, id);
-  } catch (error) {
-    if (!(error instanceof ApiError && error.status === 404)) throw error;
-  }
+  const existing = findTransaction(ctx, platformId, id);
   return existing ? updateTransaction(ctx, platformId, id, fields) : recordTransaction(ctx, platformId, fields);
 }
 

@@ -5,7 +5,7 @@ import { transactionMigrations } from './repo.js';
 import { handlers } from './routes.js';
 import { removePlatformTransactions } from './service.js';
 
-export { eventTypeOf, getTransaction, listTransactions, recordTransaction, updateTransaction } from './service.js';
+export { eventTypeOf, findTransaction, getTransaction, listTransactions, recordTransaction, updateTransaction } from './service.js';
 export type { NewTransaction, TransactionBody, TransactionType } from './service.js';
 export { decideTransaction, holdForApproval, pendingApprovalOf, registerApprovalKind, TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL } from './approvals.js';
 export type { ApprovalDecision, ApprovalKind } from './approvals.js';

@@ -112,9 +112,15 @@ export type TransactionListQuery = TransactionFilter & { limit: number; cursor?:
 
 /** A transaction of the platform, or `404 TRANSACTION_NOT_FOUND`. */
 export function getTransaction(ctx: SandboxContext, platformId: string, id: string): TransactionBody {
+  const body = findTransaction(ctx, platformId, id);
+  if (!body) throw notFound('TRANSACTION_NOT_FOUND', `No transaction ${id} on this platform.`);
+  return body;
+}
+
+/** The platform's transaction `id`, or undefined: for callers to whom a missing one is no error (an error's stack costs more than the lookup). */
+export function findTransaction(ctx: SandboxContext, platformId: string, id: string): TransactionBody | undefined {
   const row = repoOf(ctx).byId(platformId, id);
-  if (!row) throw notFound('TRANSACTION_NOT_FOUND', `No transaction ${id} on this platform.`);
-  return toBody(row);
+  return row ? toBody(row) : undefined;
 }
 
 /** `GET /transactions`: filters, cursor pagination, `sortOrder` (newest first by default); the page as JSON text, from the stored bodies. */
