@@ -106,7 +106,8 @@ function operationGate(op: ContractOperation, limits: MiddlewareHandler<AppEnv>)
     const start = url.indexOf('?');
     if (start >= 0 && start < url.length - 1) {
       const end = url.indexOf('#', start);
-      warnUnknownParameters(new Set(new URLSearchParams(url.slice(start + 1, end < 0 ? undefined : end)).keys()), known);
+      const given = new Set(new URLSearchParams(url.slice(start + 1, end < 0 ? undefined : end)).keys());
+      collectingWarnings(c.get('warnings'), () => warnUnknownParameters(given, known));
     }
     return limits(c, next);
   };
@@ -166,7 +167,8 @@ export function createServer(ctx: SandboxContext, options: ServerOptions): Hono<
     c.set('ctx', ctx);
     c.set('authSchemes', auth);
     const warnings = new Set<string>();
-    await collectingWarnings(warnings, next);
+    c.set('warnings', warnings);
+    await next();
     closeIfBodyUnread(c);
     // Integration coverage: each contract operation a platform called, with the status answered.
     const op = c.get('operation');

@@ -23,6 +23,8 @@ export interface AppEnv {
     authScheme: 'Basic' | 'Bearer';
     /** The error code and first field at fault of an error answer (for the request log). */
     errorSummary: { code: string; field?: string };
+    /** The request's sandbox warnings (`Service-Sandbox-Warning`); code that may warn runs in `inRequest(c, ...)`. */
+    warnings: Set<string>;
   };
 }
 

@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { BoundedCache } from '../core/bounded-cache.js';
 import { ApiError, ErrorCode, type FieldError } from '../core/errors.js';
 import { CURSOR_PAST_THE_END, isIssuedCursor } from '../core/pagination.js';
-import { sandboxWarning, warnIgnoredFields } from '../core/warnings.js';
+import { collectingWarnings, warnIgnoredFields } from '../core/warnings.js';
 import type { AppContext } from './env.js';
 import { parseJsonBody } from './json-guard.js';
 
@@ -94,7 +94,17 @@ async function bodyText(c: AppContext): Promise<string> {
  * depth, values, number literals, duplicate keys) before anything walks it.
  */
 export async function jsonBody<S extends z.ZodType>(c: AppContext, schema: S, options: { optional?: boolean } = {}): Promise<z.infer<S>> {
-  return checkJson(parseJsonBody(await bodyText(c)), schema, options);
+  const text = await bodyText(c);
+  return inRequest(c, () => checkJson(parseJsonBody(text), schema, options));
+}
+
+/**
+ * Runs `fn` (synchronous: a service call, a check) with the sandbox warnings it records going to
+ * request `c`'s `Service-Sandbox-Warning` (see `collectingWarnings`): for a route whose service
+ * may warn, around the call after the body was read.
+ */
+export function inRequest<T>(c: AppContext, fn: () => T): T {
+  return collectingWarnings(c.get('warnings'), fn);
 }
 
 /**
@@ -140,7 +150,7 @@ export function queryOf<S extends z.ZodType>(c: AppContext, schema: S): z.infer<
     for (const error of fieldErrors(result.error)) {
       const name = error.field.split('.')[0]!;
       if (!Object.hasOwn(flat, name)) continue;
-      sandboxWarning(`Query parameter ${name} was ignored: ${error.message} (${op.operationId} declares no 400)`);
+      c.get('warnings')?.add(`Query parameter ${name} was ignored: ${error.message} (${op.operationId} declares no 400)`);
       delete flat[name];
     }
     data = parseWith(schema, flat, 'query string');
@@ -149,7 +159,7 @@ export function queryOf<S extends z.ZodType>(c: AppContext, schema: S): z.infer<
   // operation that declares a 404 answers that itself, as GET /stablecoins/{id}/operations does).
   const cursor = (data as { cursor?: unknown } | null)?.cursor;
   if (typeof cursor === 'string' && cursor !== '' && !op.statuses.includes(404) && !isIssuedCursor(cursor)) {
-    sandboxWarning(`Query parameter cursor is not one this sandbox issued: the page after it is empty (${op.operationId} declares no 400)`);
+    c.get('warnings')?.add(`Query parameter cursor is not one this sandbox issued: the page after it is empty (${op.operationId} declares no 400)`);
     (data as { cursor?: string }).cursor = CURSOR_PAST_THE_END;
   }
   return data;

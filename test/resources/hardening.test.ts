@@ -211,4 +211,32 @@ describe('unknown body fields: accepted, as the service does, and reported', () 
     expect((await api.get('/config')).headers.get('service-sandbox-warning')).toBeNull();
     expect((await api.patch('/config', { umaDomain: 'example.org' })).headers.get('service-sandbox-warning')).toBeNull();
   });
+
+  it('requests served at once each get their own warnings, never another\'s (two platforms, bodies and query strings)', async () => {
+    const [a, b] = [await withLog.api.newPlatform(), await withLog.api.newPlatform()];
+    const [customerA, customerB] = [(await a.post('/customers', individual(['USD']))).body.id, (await b.post('/customers', individual(['USD']))).body.id];
+    const account = (customerId: string, i: number, extra: Record<string, unknown>) => ({
+      customerId,
+      currency: 'USD',
+      ...extra,
+      accountInfo: { accountType: 'USD_ACCOUNT', accountNumber: `${String(987654000 + i)}`, routingNumber: '021000021', beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Jane Smith' } },
+    });
+    const requests = Array.from({ length: 40 }, (_, i) => {
+      const warned = i % 2 === 0;
+      const api = i % 4 < 2 ? a : b;
+      const customerId = api === a ? customerA : customerB;
+      const sent =
+        i % 3 === 0
+          ? api.post('/customers/external-accounts', account(customerId, i, warned ? { [`field${i}`]: 1 } : {}))
+          : i % 3 === 1
+            ? api.get(`/customers?limit=5${warned ? `&param${i}=1` : ''}`)
+            : api.patch('/config', warned ? { [`field${i}`]: 1 } : {});
+      return sent.then((res) => ({ i, warned, status: res.status, warning: res.headers.get('service-sandbox-warning') }));
+    });
+    for (const r of await Promise.all(requests)) {
+      expect(r.status, `request ${r.i}`).toBeLessThan(300);
+      if (r.warned) expect(r.warning, `request ${r.i}`).toMatch(new RegExp(`^Unknown (field|query parameter) (field|param)${r.i} was ignored$`));
+      else expect(r.warning, `request ${r.i}`).toBeNull();
+    }
+  });
 });

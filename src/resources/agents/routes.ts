@@ -2,7 +2,7 @@ import type { OperationHandlers } from '../area.js';
 import type { AppContext } from '../../server/env.js';
 import type { AgentPrincipal, BearerScheme } from '../../server/principals.js';
 import { idempotent } from '../../server/idempotency.js';
-import { jsonBody, queryOf } from '../../server/validate.js';
+import { inRequest, jsonBody, queryOf } from '../../server/validate.js';
 import { customerExternalAccountCreate } from '../external-accounts/index.js';
 import { quoteRequest } from '../quotes/index.js';
 import { transferInRequest, transferOutRequest } from '../transfers/index.js';
@@ -100,7 +100,10 @@ export const handlers: OperationHandlers = {
   getAgentMe: (c) => c.json(getMe(c.get('ctx'), me(c))),
   agentListInternalAccounts: (c) => c.json(listOwnInternalAccounts(c.get('ctx'), me(c), queryOf(c, ownInternalAccountsQuery))),
   agentListExternalAccounts: (c) => c.json(listOwnExternalAccounts(c.get('ctx'), me(c), queryOf(c, ownExternalAccountsQuery))),
-  agentCreateExternalAccount: async (c) => c.json(createOwnExternalAccount(c.get('ctx'), me(c), await jsonBody(c, customerExternalAccountCreate)), 201),
+  agentCreateExternalAccount: async (c) => {
+    const input = await jsonBody(c, customerExternalAccountCreate);
+    return c.json(inRequest(c, () => createOwnExternalAccount(c.get('ctx'), me(c), input)), 201);
+  },
   agentGetExternalAccount: (c) => c.json(getOwnExternalAccount(c.get('ctx'), me(c), c.req.param('externalAccountId')!)),
   agentDeleteExternalAccount: (c) => {
     deleteOwnExternalAccount(c.get('ctx'), me(c), c.req.param('externalAccountId')!);

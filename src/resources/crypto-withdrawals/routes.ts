@@ -1,4 +1,4 @@
-import { jsonBody } from '../../server/validate.js';
+import { inRequest, jsonBody } from '../../server/validate.js';
 import type { OperationHandlers } from '../area.js';
 import { estimateWithdrawalFeeRequest } from './schemas.js';
 import { estimateWithdrawalFee } from './service.js';
@@ -7,6 +7,6 @@ import { estimateWithdrawalFee } from './service.js';
 export const handlers: OperationHandlers = {
   estimateCryptoWithdrawalFee: async (c) => {
     const request = await jsonBody(c, estimateWithdrawalFeeRequest);
-    return c.json(estimateWithdrawalFee(c.get('ctx'), c.get('platform'), request));
+    return c.json(inRequest(c, () => estimateWithdrawalFee(c.get('ctx'), c.get('platform'), request)));
   },
 };

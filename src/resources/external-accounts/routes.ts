@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import * as z from 'zod';
 import type { SandboxContext } from '../../store/context.js';
 import type { AppContext, AppEnv } from '../../server/env.js';
-import { jsonBody, optionalJson, parseWith, queryOf } from '../../server/validate.js';
+import { inRequest, jsonBody, optionalJson, parseWith, queryOf } from '../../server/validate.js';
 import type { OperationHandlers } from '../area.js';
 import {
   customerExternalAccountCreate,
@@ -42,7 +42,7 @@ const verify = (scope: Scope) => async (c: AppContext) => {
 export const handlers: OperationHandlers = {
   createCustomerExternalAccount: async (c) => {
     const input = await jsonBody(c, customerExternalAccountCreate);
-    return c.json(createExternalAccount(c.get('ctx'), c.get('platform'), input, 'customer'), 201);
+    return c.json(inRequest(c, () => createExternalAccount(c.get('ctx'), c.get('platform'), input, 'customer')), 201);
   },
   listCustomerExternalAccounts: (c) => c.json(listExternalAccounts(c.get('ctx'), c.get('platform'), queryOf(c, customerListQuery), 'customer')),
   getCustomerExternalAccountById: (c) => c.json(getExternalAccountFor(c.get('ctx'), c.get('platform').id, idOf(c), 'customer')),
@@ -55,7 +55,7 @@ export const handlers: OperationHandlers = {
 
   createPlatformExternalAccount: async (c) => {
     const input = await jsonBody(c, platformExternalAccountCreate);
-    return c.json(createExternalAccount(c.get('ctx'), c.get('platform'), { ...input, defaultUmaDepositAccount: false }, 'platform'), 201);
+    return c.json(inRequest(c, () => createExternalAccount(c.get('ctx'), c.get('platform'), { ...input, defaultUmaDepositAccount: false }, 'platform')), 201);
   },
   listPlatformExternalAccounts: (c) => c.json(listExternalAccounts(c.get('ctx'), c.get('platform'), queryOf(c, platformListQuery), 'platform')),
   getPlatformExternalAccountById: (c) => c.json(getExternalAccountFor(c.get('ctx'), c.get('platform').id, idOf(c), 'platform')),
