@@ -270,7 +270,9 @@ export function createCustomer(ctx: SandboxContext, platform: Platform, input: C
     if (repo.activeIdByPlatformCustomerId(platform.id, ownId)) {
       throw new ApiError(409, ErrorCode.CONFLICT, `An active customer with platformCustomerId ${ownId} already exists.`, { platformCustomerId: ownId });
     }
-    const uma = umaAddress ?? `$${uuid.slice(-12)}@${platform.config.umaDomain}`;
+    let uma = umaAddress ?? `$${timeOrderedName(uuid)}@${platform.config.umaDomain}`;
+    // Taken only if a customer chose that very address: the id's random end instead.
+    if (umaAddress === undefined && repo.activeIdByUmaAddress(platform.id, uma)) uma = `$${uuid.slice(-12)}@${platform.config.umaDomain}`;
     if (repo.activeIdByUmaAddress(platform.id, uma)) {
       throw new ApiError(409, 'UMA_ADDRESS_EXISTS', `The UMA address ${uma} is already taken.`, { umaAddress: uma });
     }
@@ -317,6 +319,18 @@ export function findCustomer(ctx: SandboxContext, platformId: string, customerId
   const row = repoOf(ctx).byId(platformId, customerId);
   if (!row) throw notFound(USER_NOT_FOUND, `No customer ${customerId} on this platform.`);
   return toRecord(row);
+}
+
+/**
+ * The name of a customer's default UMA address: the instant and counter of its UUIDv7 id (60
+ * bits) in 12 base-36 characters, so consecutive customers get consecutive addresses. Unique as
+ * the ids are; in order as they are, so each new address goes at the end of the UMA indexes
+ * instead of into a random page of each (issue 26: a random key cost a page write per create).
+ */
+function timeOrderedName(uuid: string): string {
+  const hex = uuid.replace(/-/g, '');
+  const value = (BigInt(`0x${hex.slice(0, 12)}`) << 12n) | BigInt(`0x${hex.slice(13, 16)}`);
+  return value.toString(36).padStart(12, '0');
 }
 
 /** The active customer of a platform whose `umaAddress` is this one (compared case-insensitively, as UMA addresses are), or undefined. */
