@@ -29,53 +29,44 @@ export class Poster {
    * error (its `code`, e.g. `ECONNREFUSED`), or with `signal`'s reason when `signal` aborts it.
    */
   post(url: string, headers: Record<string, string>, body: string, signal: AbortSignal, maxChars: number): Promise<PostAnswer> {
-    return postWith(this, url, headers, body, signal, maxChars);
-  }
-
-  /** The pool of `url`'s scheme. */
-  agentOf(secure: boolean): HttpAgent {
-    return secure ? this.https : this.http;
+    return new Promise((resolve, reject) => {
+      let target: URL;
+      try {
+        target = new URL(url);
+      } catch (error) {
+        reject(error);
+        return;
+      }
+      const secure = target.protocol === 'https:';
+      if (!secure && target.protocol !== 'http:') {
+        reject(new Error(`unsupported URL scheme ${target.protocol} (http: or https:)`));
+        return;
+      }
+      const fail = (error: unknown) => reject(signal.aborted ? signal.reason : error);
+      const onAnswer = (res: IncomingMessage) => {
+        const status = res.statusCode ?? 0;
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          text += chunk;
+          if (text.length >= maxChars) {
+            res.destroy();
+            resolve({ status, body: text.slice(0, maxChars) });
+          }
+        });
+        res.on('end', () => resolve({ status, body: text }));
+        res.on('error', fail);
+        res.on('aborted', () => fail(Object.assign(new Error('connection reset'), { code: 'ECONNRESET' })));
+      };
+      const options = { method: 'POST', headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) }, signal };
+      const req = secure ? httpsRequest(target, { ...options, agent: this.https }, onAnswer) : httpRequest(target, { ...options, agent: this.http }, onAnswer);
+      req.on('error', fail);
+      req.end(body);
+    });
   }
 
   close(): void {
     this.http.destroy();
     this.https.destroy();
   }
-}
-
-function postWith(poster: Poster, url: string, headers: Record<string, string>, body: string, signal: AbortSignal, maxChars: number): Promise<PostAnswer> {
-  return new Promise((resolve, reject) => {
-    let target: URL;
-    try {
-      target = new URL(url);
-    } catch (error) {
-      reject(error);
-      return;
-    }
-    const secure = target.protocol === 'https:';
-    if (!secure && target.protocol !== 'http:') {
-      reject(new Error(`unsupported URL scheme ${target.protocol} (http: or https:)`));
-      return;
-    }
-    const fail = (error: unknown) => reject(signal.aborted ? signal.reason : error);
-    const onAnswer = (res: IncomingMessage) => {
-      const status = res.statusCode ?? 0;
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        text += chunk;
-        if (text.length >= maxChars) {
-          res.destroy();
-          resolve({ status, body: text.slice(0, maxChars) });
-        }
-      });
-      res.on('end', () => resolve({ status, body: text }));
-      res.on('error', fail);
-      res.on('aborted', () => fail(Object.assign(new Error('connection reset'), { code: 'ECONNRESET' })));
-    };
-    const options = { method: 'POST', headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) }, signal };
-    const req = secure ? httpsRequest(target, { ...options, agent: poster.agentOf(true) }, onAnswer) : httpRequest(target, { ...options, agent: poster.agentOf(false) }, onAnswer);
-    req.on('error', fail);
-    req.end(body);
-  });
 }
