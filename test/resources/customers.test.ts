@@ -40,7 +40,7 @@ async function accountsOf(api: Api, customerId: string) {
 describe('customers: create, get, update, delete', () => {
   it('gives each customer without a chosen UMA address its own, in the order they were made, on the platform\'s domain', async () => {
     const api = await s.api.newPlatform();
-    const made = await Promise.all(Array.from({ length: 12 }, () => api.post('/customers', individual(['USD']))));
+    const made = await Promise.all(Array.from({ length: 12 }, () => api.post('/customers', individual({ currencies: ['USD'] }))));
     const byId = made.map((res) => res.body).sort((a, b) => (a.id < b.id ? -1 : 1));
     const names = byId.map((c) => /^\$([0-9a-z]{12})@sandbox\.uma\.money$/.exec(c.umaAddress)?.[1]);
     expect(names.every((name) => name !== undefined)).toBe(true);
