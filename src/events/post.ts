@@ -1,6 +1,9 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 
+/** How long a kept-alive connection to a receiver may stay idle. */
+const IDLE_MS = 4_000;
+
 /** A receiver's answer to one delivery: its status and at most `maxChars` of its body. */
 export interface PostAnswer {
   status: number;
@@ -20,8 +23,10 @@ export class Poster {
   private readonly https: HttpsAgent;
 
   constructor(maxSockets: number) {
-    this.http = new HttpAgent({ keepAlive: true, maxSockets });
-    this.https = new HttpsAgent({ keepAlive: true, maxSockets });
+    // An idle connection is closed after 4 s (as fetch's pool does) unless the receiver's
+    // `Keep-Alive: timeout=` says less: many servers close idle ones after 5 s without saying so.
+    this.http = new HttpAgent({ keepAlive: true, maxSockets, timeout: IDLE_MS });
+    this.https = new HttpsAgent({ keepAlive: true, maxSockets, timeout: IDLE_MS });
   }
 
   /**
@@ -29,6 +34,15 @@ export class Poster {
    * error (its `code`, e.g. `ECONNREFUSED`), or with `signal`'s reason when `signal` aborts it.
    */
   post(url: string, headers: Record<string, string>, body: string, signal: AbortSignal, maxChars: number): Promise<PostAnswer> {
+    return this.once(url, headers, body, signal, maxChars).catch((error: unknown) => {
+      // A kept-alive connection the receiver closed as the request went out: sent again once on a
+      // new connection (node's documented remedy), not an attempt that failed.
+      if ((error as { reusedSocket?: boolean }).reusedSocket && !signal.aborted) return this.once(url, headers, body, signal, maxChars);
+      throw error;
+    });
+  }
+
+  private once(url: string, headers: Record<string, string>, body: string, signal: AbortSignal, maxChars: number): Promise<PostAnswer> {
     return new Promise((resolve, reject) => {
       let target: URL;
       try {
@@ -60,7 +74,11 @@ export class Poster {
       };
       const options = { method: 'POST', headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) }, signal };
       const req = secure ? httpsRequest(target, { ...options, agent: this.https }, onAnswer) : httpRequest(target, { ...options, agent: this.http }, onAnswer);
-      req.on('error', fail);
+      req.on('error', (error: Error & { code?: string }) => {
+        // Reset before any answer on a reused connection: the caller may send it again.
+        if (req.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE') && !signal.aborted) reject(Object.assign(error, { reusedSocket: true }));
+        else fail(error);
+      });
       req.end(body);
     });
   }

@@ -1,4 +1,5 @@
 import { createHash, createPublicKey } from 'node:crypto';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { p256 } from '@noble/curves/nist.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { assertFitsWebhook } from '../helpers/contract.js';
@@ -244,6 +245,53 @@ describe('delivery', () => {
     }
     const customerEvent = r.received.find((x) => x.body.type === 'CUSTOMER.KYC_APPROVED');
     expect(customerEvent!.body.data).toEqual(individualCustomer(id));
+  });
+
+  it('sends again on a new connection when the receiver drops a kept-alive one as the request goes out: no failed attempt', async () => {
+    // A receiver without a Keep-Alive hint that answers the first request of each connection and
+    // resets the connection when a second one arrives on it.
+    let connections = 0;
+    const server = createNetServer((socket) => {
+      connections += 1;
+      let requests = 0;
+      let buffer = '';
+      socket.on('error', () => undefined);
+      socket.on('data', (chunk) => {
+        buffer += chunk.toString('latin1');
+        for (;;) {
+          const end = buffer.indexOf('\r\n\r\n');
+          if (end < 0) return;
+          const length = Number(/content-length: *(\d+)/i.exec(buffer.slice(0, end))?.[1] ?? 0);
+          if (buffer.length < end + 4 + length) return;
+          buffer = buffer.slice(end + 4 + length);
+          requests += 1;
+          if (requests > 1) {
+            socket.resetAndDestroy();
+            return;
+          }
+          socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: keep-alive\r\n\r\nok');
+        }
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+      // The configuration's TEST event opens the connection; the next send finds it kept alive.
+      const api = await platformWithEndpoint(url);
+      const res = await api.post('/sandbox/webhooks/test');
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body).toMatchObject({ url, response_status: 200, response_body: 'ok' });
+      const tests = (await api.get('/_sandbox/webhooks/deliveries?type=TEST')).body.data as { id: string }[];
+      for (const test of tests) {
+        const delivery = await deliveryOf(api, test.id);
+        expect(delivery.status).toBe('DELIVERED');
+        expect(delivery.attempts.map((a: { outcome: string }) => a.outcome)).toEqual(['SUCCEEDED']);
+      }
+      expect(tests).toHaveLength(2);
+      expect(connections).toBe(2);
+    } finally {
+      server.close();
+    }
   });
 
   it('counts a timeout as a failed attempt and retries it', async () => {
