@@ -5,6 +5,7 @@ import type { SandboxContext } from '../store/context.js';
 import { perContext } from '../core/per-context.js';
 import { webhookDelivery, type DeliveryActivity } from '../events/index.js';
 import type { AppEnv } from '../server/env.js';
+import { requestHeader } from '../server/headers.js';
 
 /**
  * One change of a platform's state, as the change stream sends it. It says *what* changed, not
@@ -83,7 +84,7 @@ export function changeNotifier(ctx: SandboxContext): MiddlewareHandler<AppEnv> {
   const hub = changeHub(ctx);
   const started = requestsStarted(ctx);
   return async (c, next) => {
-    if (c.req.header(FIXTURE_HEADER) === undefined) started.count += 1;
+    if (requestHeader(c, FIXTURE_HEADER) === undefined) started.count += 1;
     await next();
     const method = c.req.method;
     if (method === 'GET' || method === 'HEAD' || method === 'OPTIONS' || c.res.status >= 400) return;

@@ -13,6 +13,7 @@ import type { AppEnv, OperationHandler, ServedArea } from './env.js';
 import type { AuthSchemes } from './principals.js';
 import type { IncomingMessage } from 'node:http';
 import type { MiddlewareHandler } from 'hono';
+import { requestHeader, setResponseHeader } from './headers.js';
 
 /** The API's base path; it is also served under any prefix that ends in it. */
 export const BASE_PATH = `/${CONTRACT_VERSION}`;
@@ -87,10 +88,13 @@ const notImplemented =
  * their sessions, SCA resets, ownership checks).
  */
 export const loggedPath = (path: string): string =>
-  path
-    .replace(/(\/agents\/device-codes\/)[^/]+/, '$1[redacted]')
-    .replace(/(\/hosted\/kyc\/(?:session\/)?)[^/]+/, '$1[redacted]')
-    .replace(/(\/hosted\/(?:sca-reset|ownership)\/[^/]+\/)[^/]+/, '$1[redacted]');
+  // One test on every request; the replacements only where a secret may be.
+  !/\/agents\/device-codes\/|\/hosted\//.test(path)
+    ? path
+    : path
+        .replace(/(\/agents\/device-codes\/)[^/]+/, '$1[redacted]')
+        .replace(/(\/hosted\/kyc\/(?:session\/)?)[^/]+/, '$1[redacted]')
+        .replace(/(\/hosted\/(?:sca-reset|ownership)\/[^/]+\/)[^/]+/, '$1[redacted]');
 
 /**
  * Runs after an operation's authentication, before its handler: names the operation being served
@@ -180,9 +184,9 @@ export function createServer(ctx: SandboxContext, options: ServerOptions): Hono<
     const committed = ctx.committed();
     if (committed !== undefined) await committed;
     const ms = performance.now() - started;
-    c.res.headers.set('X-Request-Id', requestId);
+    setResponseHeader(c, 'X-Request-Id', requestId);
     // The sandbox's own measure of the request (what a latency fault adds shows here).
-    c.res.headers.set('Server-Timing', `app;dur=${ms.toFixed(1)}`);
+    setResponseHeader(c, 'Server-Timing', `app;dur=${ms.toFixed(1)}`);
     ctx.logger.request({
       method: c.req.method,
       path: loggedPath(c.req.path),
@@ -190,10 +194,10 @@ export function createServer(ctx: SandboxContext, options: ServerOptions): Hono<
       ms,
       requestId,
       error: c.get('errorSummary'),
-      fromCli: c.req.header('User-Agent') === 'service-sandbox-cli',
+      fromCli: requestHeader(c, 'User-Agent') === 'service-sandbox-cli',
     });
     if (warnings.size) {
-      c.res.headers.set(WARNING_HEADER, warningHeader(warnings));
+      setResponseHeader(c, WARNING_HEADER, warningHeader(warnings));
       let logged = 0;
       for (const warning of warnings) {
         if (logged === MAX_WARNINGS_SHOWN) {

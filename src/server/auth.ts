@@ -4,6 +4,7 @@ import type { ContractOperation } from '../generated/operations.js';
 import { DECOY_HASH, verifySecret } from '../crypto/secret-hash.js';
 import type { AppEnv } from './env.js';
 import type { BasicCredentials, PlatformPrincipal } from './principals.js';
+import { requestHeader } from './headers.js';
 
 /** Parses `Authorization: Basic base64(clientId:clientSecret)`. */
 export function parseBasic(header: string | undefined): BasicCredentials | undefined {
@@ -25,7 +26,7 @@ const apiPathOf = (path: string): string => path.replace(/^.*?\/\d{4}-\d{2}-\d{2
  * the platform.
  */
 export const basicAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const credentials = parseBasic(c.req.header('Authorization'));
+  const credentials = parseBasic(requestHeader(c, 'Authorization'));
   if (!credentials) {
     throw new ApiError(401, ErrorCode.UNAUTHORIZED, 'Missing credentials: send HTTP Basic with your client id and client secret.');
   }
@@ -54,7 +55,7 @@ export const basicAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
  */
 export const agentAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
   c.set('authScheme', 'Bearer');
-  const principal = c.get('authSchemes').AgentAuth.authenticate(c.get('ctx'), c.req.header('Authorization'));
+  const principal = c.get('authSchemes').AgentAuth.authenticate(c.get('ctx'), requestHeader(c, 'Authorization'));
   c.set('platform', principal.platform);
   c.set('agent', principal);
   await next();

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { ApiError, ErrorCode } from '../core/errors.js';
 import type { AppContext } from './env.js';
+import { requestHeader } from './headers.js';
 
 /** How long a key is remembered, on the sandbox clock. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -24,7 +25,7 @@ export function idempotent(
   request: unknown,
   run: () => OperationResult,
 ): Response {
-  const key = c.req.header('Idempotency-Key');
+  const key = requestHeader(c, 'Idempotency-Key');
   if (key === undefined) return respond(c, run());
   if (key.length === 0 || key.length > 255) {
     throw new ApiError(400, ErrorCode.INVALID_INPUT, 'The Idempotency-Key header must be 1 to 255 characters.', {
