@@ -27,6 +27,8 @@ export interface ClockState {
 export class SandboxClock implements Clock {
   private offsetMs: number;
   private peakMs: number;
+  private isoMs = Number.NaN;
+  private isoText = '';
 
   /**
    * @param realNow source of real time (injected for tests)
@@ -59,7 +61,13 @@ export class SandboxClock implements Clock {
   }
 
   iso(): string {
-    return new Date(this.now()).toISOString();
+    // A request asks the time several times in one millisecond: the text is made once for it.
+    const ms = this.now();
+    if (ms !== this.isoMs) {
+      this.isoMs = ms;
+      this.isoText = new Date(ms).toISOString();
+    }
+    return this.isoText;
   }
 
   /** Real time, from the injected source. */
