@@ -24,8 +24,14 @@ await build({
   entryPoints: { cli: 'src/cli/main.ts', index: 'src/index.ts' },
   outdir: 'dist',
   legalComments: 'none',
-  // Full minification: a third less to download and parse.
-  minify: true,
+  // Whitespace and syntax minified; identifiers kept as written, so stack traces name the
+  // functions that failed without esbuild's keepNames, which wraps every function and class
+  // (and each arrow-function field of every hono Context, on every request) in a call that
+  // defines its name (issue 26: 10-20 µs of CPU a request, and a slower cold start). The
+  // bundle is 2.6 MB instead of 2.0 MB.
+  minifyWhitespace: true,
+  minifySyntax: true,
+  keepNames: false,
 });
 
 // Keep only the declarations `dist/types/index.d.ts` reaches: the package's public types.

@@ -32,6 +32,7 @@ export const bundleOptions = {
   define: { 'process.env.NODE_ENV': '"production"' },
   plugins: [inkWithoutDevtools],
   // Functions and classes keep their names: a stack trace in a bug report still names what failed.
+  // (The package's build keeps identifiers unminified instead: scripts/build.mjs.)
   keepNames: true,
   logLevel: 'warning',
 };
