@@ -233,7 +233,10 @@ describe('terminal UI: webhooks, clock and jobs, reset', () => {
     await ui.see('NEXT RETRY');
     await createPerson(api, 'Hooked Person', { fullName: 'Hooked Person' });
     await api.post('/_sandbox/webhooks/trigger', { type: 'TEST' });
-    await ui.see(/TEST\s+DELIVERED\s+1 200/);
+    // Newest first: the triggered TEST (selected, on top), the customer's KYC_APPROVED, and the
+    // TEST sent when the endpoint was set. Waiting for all three keeps the selection from moving
+    // under the key (seeing the first TEST alone, r once replayed the KYC row that arrived above it).
+    await ui.see(/^> .*TEST\s+DELIVERED\s+1 200(?=[\s\S]*CUSTOMER\.KYC_APPROVED\s+DELIVERED)(?=[\s\S]*TEST\s+DELIVERED\s+1 200)/m);
     await ui.press('r');
     await ui.see(/replayed \S+: 200 \(DELIVERED\)/);
     await ui.see(/TEST\s+DELIVERED\s+2 200/);
