@@ -1,7 +1,7 @@
-import type { IncomingMessage } from 'node:http';
 import type { MiddlewareHandler } from 'hono';
 import { ApiError, ErrorCode } from '../core/errors.js';
 import type { AppEnv } from './env.js';
+import { requestHeader } from './headers.js';
 
 const MB = 1024 * 1024;
 /** Room for the form fields and part headers of a multipart upload around its file. */
@@ -125,10 +125,8 @@ function countedBody(source: ReadableStream<Uint8Array>, limit: Pick<BodyLimit, 
  */
 export function bodyLimits(pathOf: (path: string) => string): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-    const header = (name: string) => (incoming?.headers ? (incoming.headers[name] as string | undefined) : c.req.header(name));
-    const length = header('content-length');
-    const chunked = header('transfer-encoding') !== undefined;
+    const length = requestHeader(c, 'content-length');
+    const chunked = requestHeader(c, 'transfer-encoding') !== undefined;
     if (length === undefined && !chunked) return next();
     const limit = bodyLimitOf(pathOf(c.req.path));
     if (!chunked) {

@@ -177,6 +177,9 @@ export function createContext(options: ContextOptions): SandboxContext {
   };
 }
 
+/** The most turns a group's commit waits for more transactions to join it. */
+const MAX_DEFERRED_TURNS = 4;
+
 /**
  * Group commit: the transactions of one turn of the event loop share one SQLite transaction,
  * opened by the first and committed at the end of the turn (`setImmediate`), or a few turns
@@ -187,9 +190,6 @@ export function createContext(options: ContextOptions): SandboxContext {
  * no one has been told of. The commit of a WAL database with `synchronous = OFF` survives a
  * crash of the process, not of the machine (docs/benchmark.md, "Writes").
  */
-/** The most turns a group's commit waits for more transactions to join it. */
-const MAX_DEFERRED_TURNS = 4;
-
 class GroupCommit {
   private pending = false;
   /** Transactions that joined the open group since its commit was last put off. */

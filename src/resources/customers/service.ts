@@ -271,9 +271,13 @@ export function createCustomer(ctx: SandboxContext, platform: Platform, input: C
       throw new ApiError(409, ErrorCode.CONFLICT, `An active customer with platformCustomerId ${ownId} already exists.`, { platformCustomerId: ownId });
     }
     let uma = umaAddress ?? `$${timeOrderedName(uuid)}@${platform.config.umaDomain}`;
-    // Taken only if a customer chose that very address: the id's random end instead.
-    if (umaAddress === undefined && repo.activeIdByUmaAddress(platform.id, uma)) uma = `$${uuid.slice(-12)}@${platform.config.umaDomain}`;
-    if (repo.activeIdByUmaAddress(platform.id, uma)) {
+    let taken = repo.activeIdByUmaAddress(platform.id, uma) !== undefined;
+    // A default address is taken only if a customer chose that very address: the id's random end instead.
+    if (taken && umaAddress === undefined) {
+      uma = `$${uuid.slice(-12)}@${platform.config.umaDomain}`;
+      taken = repo.activeIdByUmaAddress(platform.id, uma) !== undefined;
+    }
+    if (taken) {
       throw new ApiError(409, 'UMA_ADDRESS_EXISTS', `The UMA address ${uma} is already taken.`, { umaAddress: uma });
     }
     const now = ctx.clock.iso();
