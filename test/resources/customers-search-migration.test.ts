@@ -7,10 +7,11 @@ import { startSandbox } from '../../src/index.js';
 import { customerSearchMigrations } from '../../src/resources/customers/search.js';
 import { Api } from '../helpers/sandbox.js';
 
-// customers-perf-002 turns the search keys of customers-search-001 (text platform and customer
-// ids, a kind name, an index by customer) into compact rows. A database in the earlier shape
-// answers the same searches after the migration, and its keys keep following renames and deletions.
-describe('customer search: migration to compact rows', () => {
+// customers-perf-002 turned the search keys of customers-search-001 (text platform and customer
+// ids, a kind name, an index by customer) into compact rows; customers-perf-004 replaces those rows
+// and their triggers with expression indexes of customers. A database in the first shape answers
+// the same searches after both migrations, and its keys keep following renames and deletions.
+describe('customer search: migration to indexes of customers', () => {
   it('an older database answers the same searches, pages and counts, and keeps its keys current', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'search-migration-'));
     const file = join(dir, 'sandbox.db');
@@ -46,9 +47,11 @@ describe('customer search: migration to compact rows', () => {
 
       // The database as customers-search-001 left it.
       const db = new Database(file);
-      db.exec(`DROP TRIGGER customer_search_insert; DROP TRIGGER customer_search_update; DROP TRIGGER customer_search_delete; DROP TABLE customer_search;`);
+      db.exec(`DROP INDEX customers_search_name; DROP INDEX customers_search_email; DROP INDEX customers_list_pcid; DROP INDEX customers_list_uma;
+        CREATE INDEX customers_list_pcid ON customers (substr(platform_id, -8), platform_customer_id, id);
+        CREATE INDEX customers_list_uma ON customers (substr(platform_id, -8), uma_address, id);`);
       for (const migration of customerSearchMigrations) db.exec(migration.sql);
-      db.exec(`DELETE FROM schema_migrations WHERE id = 'customers-perf-002';`);
+      db.exec(`DELETE FROM schema_migrations WHERE id IN ('customers-perf-002', 'customers-perf-004');`);
       expect(db.prepare("SELECT COUNT(*) FROM pragma_table_info('customer_search') WHERE name = 'customer_id'").pluck().get()).toBe(1);
       db.close();
 
@@ -64,9 +67,10 @@ describe('customer search: migration to compact rows', () => {
       } finally {
         await sandbox.close();
       }
-      // Ada's keys are gone; every row left names a live customer.
+      // The key rows and their triggers are gone; the keys are indexes of customers.
       const after = new Database(file, { readonly: true });
-      expect(after.prepare('SELECT COUNT(*) FROM customer_search s LEFT JOIN customers c ON c.rowid = s.customer WHERE c.id IS NULL OR c.is_deleted = 1').pluck().get()).toBe(0);
+      const names = after.prepare("SELECT name FROM sqlite_master WHERE name LIKE 'customer_search%' OR name LIKE 'customers_search_%' ORDER BY name").pluck().all();
+      expect(names).toEqual(['customers_search_email', 'customers_search_name']);
       after.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });

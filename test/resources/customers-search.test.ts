@@ -11,7 +11,7 @@ const s = useSandbox();
 
 async function customer(fullName: string, extra: Record<string, unknown> = {}) {
   const res = await s.api.post('/customers', { customerType: 'INDIVIDUAL', fullName, birthDate: '1990-01-15', nationality: 'US', ...extra });
-  expect(res.status).toBe(201);
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body as { id: string; platformCustomerId: string; umaAddress: string };
 }
 const search = (query: string) => s.api.get(`/_sandbox/search/customers?${query}`);
@@ -71,6 +71,42 @@ describe('customer search', () => {
     expect(oldest.body.data[0].id <= made[0]!.id).toBe(true);
     const next = await search(`order=desc&limit=1&cursor=${newest.body.nextCursor}`);
     expect(next.body.data[0].id).toBe(made.at(-2)!.id);
+  });
+
+  it('pages one key at a time through equal keys of several kinds, in (key, kind, id) order both ways', async () => {
+    const tag = unique('eqk').replace(/[^a-z0-9]/gi, '').toLowerCase();
+    // Three customers whose name and platform customer id are one key, and whose emails are one other, in other letter
+    // cases; a fourth whose name is a key between the two.
+    const same = `zk${tag} same`;
+    const cases = [same, same.toUpperCase(), `Zk${same.slice(2)}`];
+    const made: { id: string }[] = [];
+    for (const text of cases) made.push(await customer(text, { email: `${text.split(' ')[0]}@example.com`, platformCustomerId: text }));
+    const later = await customer(`${same}z`);
+    const ids = (kind: string) => made.map((c) => `${kind}:${c.id}`);
+    const expected = [...ids('name'), ...ids('platformCustomerId'), `name:${later.id}`, ...ids('email')];
+    const walk = async (dir: string, limit: number) => {
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      let total: number | undefined;
+      do {
+        const page = await search(`q=zk${tag}&order=${dir}&limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`);
+        expect(page.status, JSON.stringify(page.body)).toBe(200);
+        total ??= page.body.totalCount;
+        for (const row of page.body.data) for (const kind of row.matchedOn) seen.push(`${kind}:${row.id}`);
+        cursor = page.body.nextCursor;
+      } while (cursor);
+      return { seen, total };
+    };
+    for (const limit of [1, 2, 4]) {
+      const asc = await walk('asc', limit);
+      // A page names one customer once with every kind it matched on that page: compare as sets per walk.
+      expect(asc.seen.sort(), `asc ${limit}`).toEqual([...expected].sort());
+      expect((await walk('desc', limit)).seen.sort(), `desc ${limit}`).toEqual([...expected].sort());
+      expect(asc.total).toBe(4);
+    }
+    const one = await walk('asc', 1);
+    expect(one.seen).toEqual(expected);
+    expect((await walk('desc', 1)).seen).toEqual([...expected].reverse());
   });
 
   it('keys follow a KYC decision (unchanged), a reset (gone) and a snapshot import (back)', async () => {

@@ -1,6 +1,6 @@
 import type { Area } from '../area.js';
 import { customerMigrations, customerPerfMigrations, customerShortKeyMigrations, customerWireMigration } from './repo.js';
-import { customerSearchMigrations, customerSearchPerfMigrations } from './search.js';
+import { customerSearchIndexMigrations, customerSearchMigrations, customerSearchPerfMigrations } from './search.js';
 import { handlers } from './routes.js';
 import { registerImportJobs, removePlatformImports } from './bulk.js';
 import { refillCustomerWires, removePlatformCustomers, wireOfRow } from './service.js';
@@ -28,7 +28,7 @@ export { registerCustomerUpdateGuard, type CustomerUpdateChallenge, type Custome
 /** Customers: CRUD, End User Terms and consent, contact verification, bulk CSV import. */
 export const customersArea: Area = {
   name: 'customers',
-  migrations: [...customerMigrations, customerWireMigration(wireOfRow), ...customerSearchMigrations, ...customerPerfMigrations, ...customerSearchPerfMigrations, ...customerShortKeyMigrations],
+  migrations: [...customerMigrations, customerWireMigration(wireOfRow), ...customerSearchMigrations, ...customerPerfMigrations, ...customerSearchPerfMigrations, ...customerShortKeyMigrations, ...customerSearchIndexMigrations],
   handlers,
   init: registerImportJobs,
   resetPlatform: (ctx, platform) => {

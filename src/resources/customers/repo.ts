@@ -1,5 +1,4 @@
 import { ListQueries, maintainedCountDdl, uuidv7Floor, Where, type KeysetPage } from '../../core/list-query.js';
-import { platformKeySql } from '../../tenancy/index.js';
 import type { PageRequest } from '../../core/pagination.js';
 import type { Db, Migration } from '../../store/db.js';
 
@@ -122,6 +121,9 @@ export const customerShortKeyMigrations: Migration[] = [
 ];
 /** The platform's key in the list indexes (customers-perf-003), written as there (an expression index serves the same expression only). */
 export const PLATFORM_KEY = 'substr(platform_id, -8)';
+/** The lower-case platform customer id and UMA address that lead their list indexes (customers-perf-004): the search keys of both, written as there. */
+export const PCID_KEY = 'lower(platform_customer_id)';
+export const UMA_KEY = 'lower(uma_address)';
 
 /**
  * Each customer's wire JSON (what `GET /customers/{id}` answers) kept in its row, written with
@@ -291,6 +293,9 @@ function indexFor(filter: CustomerFilter): string {
 function whereOf(filter: CustomerFilter): Where {
   const where = new Where().eq(PLATFORM_KEY, filter.platformId.slice(-8)).eq('platform_id', filter.platformId);
   if (!filter.includeDeleted) where.eq('is_deleted', 0);
+  // The pcid and UMA indexes lead with the lower-case value (the search keys, customers-perf-004); the exact value is checked on the row.
+  if (filter.platformCustomerId !== undefined) where.add(`${PCID_KEY} = lower(?)`, filter.platformCustomerId);
+  if (filter.umaAddress !== undefined) where.add(`${UMA_KEY} = lower(?)`, filter.umaAddress);
   where
     .eq('platform_customer_id', filter.platformCustomerId)
     .eq('uma_address', filter.umaAddress)
@@ -328,17 +333,17 @@ export class CustomerRepo {
     );
     this.byIdStmt = db.prepare('SELECT * FROM customers WHERE platform_id = ? AND id = ?');
     this.activeByPlatformIdStmt = db
-      .prepare(`SELECT id FROM customers WHERE ${PLATFORM_KEY} = substr(@platform, -8) AND platform_id = @platform AND platform_customer_id = @value AND is_deleted = 0`)
+      .prepare(`SELECT id FROM customers WHERE ${PLATFORM_KEY} = substr(@platform, -8) AND ${PCID_KEY} = lower(@value) AND platform_id = @platform AND platform_customer_id = @value AND is_deleted = 0`)
       .pluck();
     this.activeByUmaStmt = db
-      .prepare(`SELECT id FROM customers WHERE ${PLATFORM_KEY} = substr(@platform, -8) AND platform_id = @platform AND uma_address = @value AND is_deleted = 0`)
+      .prepare(`SELECT id FROM customers WHERE ${PLATFORM_KEY} = substr(@platform, -8) AND ${UMA_KEY} = lower(@value) AND platform_id = @platform AND uma_address = @value AND is_deleted = 0`)
       .pluck();
-    // Through the search keys (kind 3: the lower-case UMA address of every live customer, by platform).
+    // Through the UMA list index, which leads with the lower-case address.
     this.activeByUmaAnyCaseStmt = db
       .prepare(
-        `SELECT c.id FROM customer_search s JOIN customers c ON c.rowid = s.customer
-         WHERE s.platform = ${platformKeySql('@platform')} AND s.key = lower(@value) AND s.kind = 3 AND c.is_deleted = 0 AND c.platform_id = @platform
-         ORDER BY c.id LIMIT 1`,
+        `SELECT id FROM customers INDEXED BY customers_list_uma
+         WHERE ${PLATFORM_KEY} = substr(@platform, -8) AND ${UMA_KEY} = lower(@value) AND is_deleted = 0 AND platform_id = @platform
+         ORDER BY id LIMIT 1`,
       )
       .pluck();
     this.lists = new ListQueries(db);

@@ -3,19 +3,18 @@ import { platformKeySql } from '../../tenancy/index.js';
 import type { SandboxContext } from '../../store/context.js';
 import { ApiError, ErrorCode } from '../../core/errors.js';
 import { findCustomer, presentCustomer } from './service.js';
-import { PLATFORM_KEY } from './repo.js';
+import { PCID_KEY, PLATFORM_KEY, UMA_KEY } from './repo.js';
 
 /**
  * Customer search for the control plane (`GET /_sandbox/search/customers`, the terminal UI's
  * `/`): a prefix of a name, an email, a platform customer id or a UMA address, in any letter
- * case, over an index of its own, so one customer of a million is one index range read.
+ * case, over indexes of `customers`, so one customer of a million is a few index range reads.
  *
- * The keys live in `customer_search`, written by triggers on `customers` (so every way a customer
- * is written, created, updated, deleted, reset, imported, keeps them, and the customers' own
- * storage stays the repo's business). One row per key: a customer matching on two keys (a name and
- * an email both starting with "jane") appears under both; the UI shows each customer once.
- * Deleted customers have no keys. An update that changes none of the keyed columns (a KYC
- * decision, a contact verification) leaves them alone.
+ * Since customers-perf-004 the keys are expression indexes of the customers table (below,
+ * `KEY_INDEXES`), kept by SQLite in every way a customer is written; the migrations before it
+ * kept them in a table of their own, written by triggers. A customer matching on two keys (a
+ * name and an email both starting with "jane") appears under both; the UI shows each customer
+ * once. Deleted customers are never found.
  */
 const KEYS: [kind: string, expression: (row: string) => string][] = [
   ['name', (r) => `lower(coalesce(json_extract(${r}.profile, '$.fullName'), json_extract(${r}.profile, '$.businessInfo.legalName')))`],
@@ -64,7 +63,6 @@ export const customerSearchMigrations: Migration[] = [
  * from the old row itself. 880 bytes a customer become about 110.
  */
 const KIND_CODES: Record<string, number> = { email: 0, name: 1, platformCustomerId: 2, umaAddress: 3 };
-const KIND_NAMES = Object.keys(KIND_CODES) as SearchKind[];
 const keyExpression = (kind: string) => KEYS.find(([k]) => k === kind)![1];
 /** The key rows of trigger row `new`: one platform lookup, one SELECT per kind. */
 const compactKeysOf = (row: string) =>
@@ -145,27 +143,82 @@ function decode(cursor: string, size: number): string[] {
 const badCursor = () =>
   new ApiError(400, ErrorCode.INVALID_INPUT, 'cursor is not one this search gave.', { errors: [{ field: 'cursor', constraint: 'format', message: 'use the nextCursor of the previous page' }] });
 
+/**
+ * The search keys as indexes of `customers` itself (issue 26), in place of the trigger-written
+ * `customer_search` rows: SQLite keeps an expression index with the row in every write path
+ * (create, update, delete, reset, import), without a trigger program and three more inserts a
+ * create. The platform customer id and UMA address keys are the lists' own indexes, which
+ * lead with the lower-case value (an exact filter adds the exact value, checked on the row); the
+ * name and email keys are partial indexes of live customers. Each index ends in the id: within
+ * one key, customers come in id order.
+ */
+const NAME_KEY = `lower(coalesce(json_extract(profile, '$.fullName'), json_extract(profile, '$.businessInfo.legalName')))`;
+const EMAIL_KEY = `lower(json_extract(profile, '$.email'))`;
+const HAS_EMAIL = `json_extract(profile, '$.email') IS NOT NULL`;
+
+/** One kind of key: its index, its expression, and what a row must be to be searched (the partial index's condition). */
+interface KeyIndex {
+  kind: SearchKind;
+  index: string;
+  key: string;
+  live: string;
+}
+/** In the order of the kinds' names, which orders equal keys of different kinds. */
+const KEY_INDEXES: KeyIndex[] = [
+  { kind: 'email', index: 'customers_search_email', key: EMAIL_KEY, live: `is_deleted = 0 AND ${HAS_EMAIL}` },
+  { kind: 'name', index: 'customers_search_name', key: NAME_KEY, live: 'is_deleted = 0' },
+  { kind: 'platformCustomerId', index: 'customers_list_pcid', key: PCID_KEY, live: 'is_deleted = 0' },
+  { kind: 'umaAddress', index: 'customers_list_uma', key: UMA_KEY, live: 'is_deleted = 0' },
+];
+const KIND_ORDER = new Map(KEY_INDEXES.map((k, i) => [k.kind, i]));
+
+export const customerSearchIndexMigrations: Migration[] = [
+  {
+    id: 'customers-perf-004',
+    sql: `DROP TRIGGER customer_search_insert;
+    DROP TRIGGER customer_search_update;
+    DROP TRIGGER customer_search_delete;
+    DROP TABLE customer_search;
+    DROP INDEX customers_list_pcid;
+    DROP INDEX customers_list_uma;
+    CREATE INDEX customers_list_pcid ON customers (${PLATFORM_KEY}, ${PCID_KEY}, id);
+    CREATE INDEX customers_list_uma ON customers (${PLATFORM_KEY}, ${UMA_KEY}, id);
+    CREATE INDEX customers_search_name ON customers (${PLATFORM_KEY}, ${NAME_KEY}, id) WHERE is_deleted = 0;
+    CREATE INDEX customers_search_email ON customers (${PLATFORM_KEY}, ${EMAIL_KEY}, id) WHERE is_deleted = 0 AND ${HAS_EMAIL};`,
+  },
+];
+
+type Dir = 'asc' | 'desc';
+type Row = { id: string; key: string };
+
 const statements = new WeakMap<SandboxContext, ReturnType<typeof prepare>>();
 function prepare(ctx: SandboxContext) {
   const db = ctx.db;
-  const range = (dir: 'asc' | 'desc', after: boolean) =>
-    db.prepare(
-      `SELECT s.key, s.kind, s.customer, c.id FROM customer_search s JOIN customers c ON c.rowid = s.customer
-       WHERE s.platform = ${platformKeySql('@platform')} AND s.key >= @lo AND s.key < @hi
-       ${after ? `AND (s.key, s.kind, s.customer) ${dir === 'asc' ? '>' : '<'} (@key, @kind, @customer)` : ''}
-       ORDER BY s.key ${dir}, s.kind ${dir}, s.customer ${dir} LIMIT @limit`,
-    );
-  const all = (dir: 'asc' | 'desc', after: boolean) =>
+  const scope = (k: KeyIndex) => `FROM customers INDEXED BY ${k.index} WHERE ${PLATFORM_KEY} = substr(@platform, -8) AND ${k.live} AND platform_id = @platform`;
+  const inRange = (k: KeyIndex) => `${k.key} >= @lo AND ${k.key} < @hi`;
+  /** Keys in the prefix range, optionally only past (`>`/`<`) or from (`>=`/`<=`) @key. */
+  const range = (k: KeyIndex, dir: Dir, from?: '>' | '>=' | '<' | '<=') =>
+    db.prepare(`SELECT id, ${k.key} AS key ${scope(k)} AND ${inRange(k)} ${from ? `AND ${k.key} ${from} @key` : ''} ORDER BY ${k.key} ${dir}, id ${dir} LIMIT @limit`);
+  /** The rest of one key past @id. */
+  const sameKey = (k: KeyIndex, dir: Dir) =>
+    db.prepare(`SELECT id, ${k.key} AS key ${scope(k)} AND ${k.key} = @key AND id ${dir === 'asc' ? '>' : '<'} @id ORDER BY id ${dir} LIMIT @limit`);
+  const byKind = KEY_INDEXES.map((k) => ({
+    first: { asc: range(k, 'asc'), desc: range(k, 'desc') },
+    past: { asc: range(k, 'asc', '>'), desc: range(k, 'desc', '<') },
+    from: { asc: range(k, 'asc', '>='), desc: range(k, 'desc', '<=') },
+    sameKey: { asc: sameKey(k, 'asc'), desc: sameKey(k, 'desc') },
+  }));
+  const all = (dir: Dir, after: boolean) =>
     db.prepare(
       `SELECT id FROM customers WHERE ${PLATFORM_KEY} = substr(@platform, -8) AND platform_id = @platform AND is_deleted = 0 ${after ? `AND id ${dir === 'asc' ? '>' : '<'} @id` : ''}
        ORDER BY id ${dir} LIMIT @limit`,
     );
   return {
-    range: { asc: range('asc', false), desc: range('desc', false), ascAfter: range('asc', true), descAfter: range('desc', true) },
+    byKind,
     all: { asc: all('asc', false), desc: all('desc', false), ascAfter: all('asc', true), descAfter: all('desc', true) },
     // Customers, not keys: one matching on its name and its email counts once.
     countRange: db.prepare(
-      `SELECT count(DISTINCT customer) AS n FROM (SELECT customer FROM customer_search WHERE platform = ${platformKeySql('@platform')} AND key >= @lo AND key < @hi LIMIT @cap)`,
+      `SELECT count(DISTINCT id) AS n FROM (${KEY_INDEXES.map((k) => `SELECT id FROM (SELECT id ${scope(k)} AND ${inRange(k)} LIMIT @cap)`).join(' UNION ALL ')})`,
     ),
     countAll: db.prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM customers WHERE ${PLATFORM_KEY} = substr(@platform, -8) AND platform_id = @platform AND is_deleted = 0 LIMIT @cap)`),
   };
@@ -175,6 +228,37 @@ const stmts = (ctx: SandboxContext) => {
   if (!s) statements.set(ctx, (s = prepare(ctx)));
   return s;
 };
+
+/** SQLite's order of text (its bytes in UTF-8), which JavaScript's differs from beyond the Basic Multilingual Plane. */
+const compareText = (a: string, b: string) => (a === b ? 0 : Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8')));
+
+/**
+ * Up to `limit` keys of every kind in the prefix range `lo`..`hi`, after the cursor's (key, kind,
+ * id) when given, merged in (key, kind, id) order (reversed for `desc`). Each kind reads one
+ * index range (two when it resumes within the cursor's own key), so a page costs the same at
+ * any depth.
+ */
+function keyPage(ctx: SandboxContext, params: { platform: string; lo: string; hi: string; limit: number }, dir: Dir, cursor?: { key: string; kind: number; id: string }) {
+  const s = stmts(ctx);
+  const rows: (Row & { kind: number })[] = [];
+  KEY_INDEXES.forEach((_, kind) => {
+    const q = s.byKind[kind]!;
+    let found: Row[];
+    if (!cursor) found = q.first[dir].all(params) as Row[];
+    else if (kind === cursor.kind) {
+      found = q.sameKey[dir].all({ ...params, key: cursor.key, id: cursor.id }) as Row[];
+      if (found.length < params.limit) found = found.concat(q.past[dir].all({ ...params, key: cursor.key, limit: params.limit - found.length }) as Row[]);
+    } else {
+      // Equal keys order by kind: a later kind (in this direction) still has the cursor's key ahead of it.
+      const later = dir === 'asc' ? kind > cursor.kind : kind < cursor.kind;
+      found = (later ? q.from : q.past)[dir].all({ ...params, key: cursor.key }) as Row[];
+    }
+    for (const row of found) rows.push({ ...row, kind });
+  });
+  const sign = dir === 'asc' ? 1 : -1;
+  rows.sort((a, b) => sign * (compareText(a.key, b.key) || a.kind - b.kind || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)));
+  return rows.slice(0, params.limit);
+}
 
 /** The customer of this id, if the text is one of this platform (`Customer:…`). */
 function byId(ctx: SandboxContext, platformId: string, text: string): Record<string, unknown> | undefined {
@@ -207,22 +291,22 @@ export function searchCustomers(ctx: SandboxContext, platformId: string, query: 
   const exact = query.cursor === undefined ? byId(ctx, platformId, query.q.trim()) : undefined;
   if (exact) return finish([{ ...exact, matchedOn: ['id'] }], undefined, 1);
   const params = { platform: platformId, lo: q, hi: q + TOP, limit: query.limit + 1 };
-  let rows: { key: string; kind: number; customer: number; id: string }[];
-  if (query.cursor === undefined) rows = s.range[query.order].all(params) as typeof rows;
+  let rows: (Row & { kind: number })[];
+  if (query.cursor === undefined) rows = keyPage(ctx, params, query.order);
   else {
-    const [key, kind, customer] = decode(query.cursor, 3);
-    const code = KIND_CODES[kind!];
-    if (code === undefined || !/^[0-9]{1,15}$/.test(customer!)) throw badCursor();
-    rows = s.range[`${query.order}After`].all({ ...params, key, kind: code, customer: Number(customer) }) as typeof rows;
+    const [key, kind, id] = decode(query.cursor, 3);
+    const order = KIND_ORDER.get(kind as SearchKind);
+    if (order === undefined || !/^Customer:[0-9a-f-]{36}$/i.test(id!)) throw badCursor();
+    rows = keyPage(ctx, params, query.order, { key: key!, kind: order, id: id! });
   }
   const page = rows.slice(0, query.limit);
   // One customer matching on two keys of this page is shown once, naming both.
   const byCustomer = new Map<string, SearchKind[]>();
-  for (const row of page) byCustomer.set(row.id, [...(byCustomer.get(row.id) ?? []), KIND_NAMES[row.kind]!]);
+  for (const row of page) byCustomer.set(row.id, [...(byCustomer.get(row.id) ?? []), KEY_INDEXES[row.kind]!.kind]);
   const data = [...byCustomer].map(([id, kinds]) => ({ ...present(id), matchedOn: kinds }));
   const last = page.at(-1);
-  const total = query.cursor === undefined ? (s.countRange.get({ ...params, cap: COUNT_CAP + 1 }) as { n: number }).n : undefined;
-  return finish(data, rows.length > query.limit && last ? encode([last.key, KIND_NAMES[last.kind]!, String(last.customer)]) : undefined, total);
+  const total = query.cursor === undefined ? (s.countRange.get({ platform: platformId, lo: q, hi: q + TOP, cap: COUNT_CAP + 1 }) as { n: number }).n : undefined;
+  return finish(data, rows.length > query.limit && last ? encode([last.key, KEY_INDEXES[last.kind]!.kind, last.id]) : undefined, total);
 }
 
 function finish(data: CustomerSearchPage['data'], nextCursor: string | undefined, total: number | undefined): CustomerSearchPage {
