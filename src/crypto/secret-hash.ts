@@ -1,4 +1,4 @@
-import { createHash, randomBytes, scrypt, scryptSync, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { createHash, hash, randomBytes, scrypt, scryptSync, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import type { Random } from '../core/random.js';
 
 /**
@@ -109,7 +109,8 @@ export class VerifiedSecrets {
   constructor(private readonly size = 1024) {}
 
   private static keyOf(id: string, secret: string): string {
-    return createHash('sha256').update(id, 'utf8').update('\u0000').update(secret, 'utf8').digest('base64');
+    // One call instead of a Hash object fed three times: this runs on every authenticated request.
+    return hash('sha256', `${id}\u0000${secret}`, 'base64');
   }
 
   /** Whether this id and secret were verified against exactly this stored hash. */
