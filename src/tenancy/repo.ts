@@ -20,7 +20,7 @@ export const platformMigrations: Migration[] = [
 
 /**
  * SQL for a platform's compact key (its row id) from the text id in `param` (`@platform`, `?`,
- * `new.platform_id`): what tables of many rows a platform (internal accounts, search keys) store
+ * `new.platform_id`): what tables of many rows a platform (internal accounts) store
  * instead of the 45-character id. Stable, because platforms are renamed in place, never deleted,
  * and the sandbox never VACUUMs.
  */
