@@ -23,6 +23,10 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 async function inBatches(ctx: SandboxContext, count: number, step: (index: number) => void): Promise<void> {
   for (let start = 0; start < count; start += BATCH) {
     const end = Math.min(count, start + BATCH);
+    // Each batch is a transaction of its own, never a savepoint in a group other writes keep
+    // open: thousands of savepoints nested in one cost time growing with its size (SQLite walks
+    // the outer one's journal at each release).
+    ctx.commitNow();
     ctx.tx(() => {
       for (let index = start; index < end; index += 1) step(index);
     });

@@ -140,6 +140,8 @@ export function createContext(options: ContextOptions): SandboxContext {
   // Inside an open transaction it is a savepoint: a failed `fn` undoes its own writes only.
   const runInTransaction = db.transaction((fn: () => unknown) => fn());
   const group = new GroupCommit(db, options.groupCommit ?? !db.memory);
+  /** `tx` calls running, outermost first. */
+  let depth = 0;
   return {
     db,
     clock,
@@ -155,16 +157,26 @@ export function createContext(options: ContextOptions): SandboxContext {
     tx: <T>(fn: () => T): T => {
       // The first transaction of a turn is the group's own (a savepoint around it would make
       // every savepoint nested in it cost more as the database grows); a failure rolls back the
-      // group, which holds nothing else yet. Later ones of the turn are savepoints in it.
-      if (group.open()) {
+      // group, which holds nothing else yet. Later ones of the turn are savepoints in it. A call
+      // inside a running one (`depth` > 0) is part of its caller's transaction, not another
+      // transaction joining the group: it does not put the commit off.
+      if (group.open(depth > 0)) {
+        depth += 1;
         try {
           return fn();
         } catch (error) {
           group.rollback();
           throw error;
+        } finally {
+          depth -= 1;
         }
       }
-      return runInTransaction(fn) as T;
+      depth += 1;
+      try {
+        return runInTransaction(fn) as T;
+      } finally {
+        depth -= 1;
+      }
     },
     committed: () => group.committed(),
     afterCommit: (fn) => group.afterCommit(fn),
@@ -205,10 +217,14 @@ class GroupCommit {
     private readonly enabled: boolean,
   ) {}
 
-  /** Opens the shared transaction unless one is open (ours, or one of a caller's own); true when it did. */
-  open(): boolean {
+  /**
+   * Opens the shared transaction unless one is open (ours, or one of a caller's own); true when it
+   * did. A transaction of its own (not `nested` in a running one) joining the open group counts
+   * toward putting its commit off.
+   */
+  open(nested = false): boolean {
     if (this.pending) {
-      this.joined += 1;
+      if (!nested) this.joined += 1;
       return false;
     }
     if (!this.enabled || this.db.inTransaction) return false;

@@ -35,6 +35,20 @@ describe('group commit', () => {
     await ctx.close();
   });
 
+  it('transactions nested in a running one are part of it: they do not put the commit off', async () => {
+    const { ctx, write } = context('nested');
+    ctx.tx(() => {
+      write(1);
+      write(2);
+      ctx.tx(() => write(3));
+    });
+    expect(ctx.db.inTransaction).toBe(true);
+    await turn();
+    expect(ctx.db.inTransaction).toBe(false);
+    expect(ctx.db.prepare('SELECT COUNT(*) FROM probe').pluck().get()).toBe(3);
+    await ctx.close();
+  });
+
   it('waits a turn while transactions join, commits once a turn brings none, and waits at most four turns', async () => {
     const { ctx, write } = context('joined');
     write(1);
