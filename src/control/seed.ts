@@ -23,9 +23,10 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 async function inBatches(ctx: SandboxContext, count: number, step: (index: number) => void): Promise<void> {
   for (let start = 0; start < count; start += BATCH) {
     const end = Math.min(count, start + BATCH);
-    // Each batch is a transaction of its own, never a savepoint in a group other writes keep
-    // open: thousands of savepoints nested in one cost time growing with its size (SQLite walks
-    // the outer one's journal at each release).
+    // Each batch is a transaction of its own, never a savepoint in the group the previous batch
+    // (whose nested creates put its commit off a turn) or other writes keep open: thousands of
+    // savepoints nested in one cost time growing with its size (SQLite walks the outer one's
+    // journal at each release; 100,000 customers took 79 s instead of 7).
     ctx.commitNow();
     ctx.tx(() => {
       for (let index = start; index < end; index += 1) step(index);

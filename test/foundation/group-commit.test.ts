@@ -35,14 +35,15 @@ describe('group commit', () => {
     await ctx.close();
   });
 
-  it('transactions nested in a running one are part of it: they do not put the commit off', async () => {
+  it('a transaction with others nested in it commits one turn later, never more', async () => {
     const { ctx, write } = context('nested');
     ctx.tx(() => {
       write(1);
       write(2);
       ctx.tx(() => write(3));
     });
-    expect(ctx.db.inTransaction).toBe(true);
+    await turn();
+    expect(ctx.db.inTransaction).toBe(true); // the nested calls count as joining: put off once
     await turn();
     expect(ctx.db.inTransaction).toBe(false);
     expect(ctx.db.prepare('SELECT COUNT(*) FROM probe').pluck().get()).toBe(3);
