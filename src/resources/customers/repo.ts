@@ -98,8 +98,8 @@ export const customerPerfMigrations: Migration[] = [
  * Issue 26: the platform in the list indexes as the last eight characters of its id (the random
  * tail of its UUID) instead of the whole 45-character id, the row's whole platform id checked on
  * the row: 37 bytes fewer in each of six index entries a customer. The any-case UMA index goes:
- * the search keys (customers-perf-002; since customers-perf-004 the UMA list index) hold every live customer's lower-case UMA address by
- * platform, and the lookup reads them.
+ * the search keys (customers-perf-002; since customers-perf-004 the UMA list index) hold every
+ * live customer's lower-case UMA address by platform, and the lookup reads them.
  */
 export const customerShortKeyMigrations: Migration[] = [
   {

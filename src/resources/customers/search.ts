@@ -16,11 +16,13 @@ import { PCID_KEY, PLATFORM_KEY, UMA_KEY } from './repo.js';
  * name and an email both starting with "jane") appears under both; the UI shows each customer
  * once. Deleted customers are never found.
  */
+/** A column of row `r` (`new`, a table alias), or unqualified for an empty `r` (an index expression). */
+const at = (r: string, column: string) => (r ? `${r}.${column}` : column);
 const KEYS: [kind: string, expression: (row: string) => string][] = [
-  ['name', (r) => `lower(coalesce(json_extract(${r}.profile, '$.fullName'), json_extract(${r}.profile, '$.businessInfo.legalName')))`],
-  ['email', (r) => `lower(json_extract(${r}.profile, '$.email'))`],
-  ['platformCustomerId', (r) => `lower(${r}.platform_customer_id)`],
-  ['umaAddress', (r) => `lower(${r}.uma_address)`],
+  ['name', (r) => `lower(coalesce(json_extract(${at(r, 'profile')}, '$.fullName'), json_extract(${at(r, 'profile')}, '$.businessInfo.legalName')))`],
+  ['email', (r) => `lower(json_extract(${at(r, 'profile')}, '$.email'))`],
+  ['platformCustomerId', (r) => `lower(${at(r, 'platform_customer_id')})`],
+  ['umaAddress', (r) => `lower(${at(r, 'uma_address')})`],
 ];
 /** The key rows of customer `row` (`new` in a trigger, a table alias with `from`), one SELECT per kind. */
 const keysOf = (row: string, from = '') =>
@@ -140,6 +142,8 @@ function decode(cursor: string, size: number): string[] {
   }
   throw badCursor();
 }
+/** A customer id as the sandbox makes them. */
+const CUSTOMER_ID = /^Customer:[0-9a-f-]{36}$/i;
 const badCursor = () =>
   new ApiError(400, ErrorCode.INVALID_INPUT, 'cursor is not one this search gave.', { errors: [{ field: 'cursor', constraint: 'format', message: 'use the nextCursor of the previous page' }] });
 
@@ -152,8 +156,8 @@ const badCursor = () =>
  * name and email keys are partial indexes of live customers. Each index ends in the id: within
  * one key, customers come in id order.
  */
-const NAME_KEY = `lower(coalesce(json_extract(profile, '$.fullName'), json_extract(profile, '$.businessInfo.legalName')))`;
-const EMAIL_KEY = `lower(json_extract(profile, '$.email'))`;
+const NAME_KEY = keyExpression('name')('');
+const EMAIL_KEY = keyExpression('email')('');
 const HAS_EMAIL = `json_extract(profile, '$.email') IS NOT NULL`;
 
 /** One kind of key: its index, its expression, and what a row must be to be searched (the partial index's condition). */
@@ -262,7 +266,7 @@ function keyPage(ctx: SandboxContext, params: { platform: string; lo: string; hi
 
 /** The customer of this id, if the text is one of this platform (`Customer:…`). */
 function byId(ctx: SandboxContext, platformId: string, text: string): Record<string, unknown> | undefined {
-  if (!/^Customer:[0-9a-f-]{36}$/i.test(text)) return undefined;
+  if (!CUSTOMER_ID.test(text)) return undefined;
   try {
     const record = findCustomer(ctx, platformId, text);
     return record.isDeleted ? undefined : presentCustomer(record);
@@ -296,7 +300,7 @@ export function searchCustomers(ctx: SandboxContext, platformId: string, query: 
   else {
     const [key, kind, id] = decode(query.cursor, 3);
     const order = KIND_ORDER.get(kind as SearchKind);
-    if (order === undefined || !/^Customer:[0-9a-f-]{36}$/i.test(id!)) throw badCursor();
+    if (order === undefined || !CUSTOMER_ID.test(id!)) throw badCursor();
     rows = keyPage(ctx, params, query.order, { key: key!, kind: order, id: id! });
   }
   const page = rows.slice(0, query.limit);
