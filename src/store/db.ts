@@ -34,7 +34,7 @@ export function openDatabase(location: string): Db {
       db.pragma('locking_mode = EXCLUSIVE');
       db.pragma('journal_mode = WAL');
       // Reads map the file instead of copying each page through read(): at a million rows a
-      // list page touches pages the 32 MB cache does not hold. 1 GiB of address space, not memory.
+      // list page touches pages the page cache does not hold. 1 GiB of address space, not memory.
       db.pragma('mmap_size = 1073741824');
       // A checkpoint copies each page changed since the last one into the file once: every 40 MB
       // of log rather than every 4 MB, a page written many times (an index's last page, a count)
@@ -45,7 +45,14 @@ export function openDatabase(location: string): Db {
     // Sorts and temporary b-trees in memory, never in a temporary file.
     db.pragma('temp_store = MEMORY');
     db.pragma('foreign_keys = ON');
-    db.pragma('cache_size = -32768');
+    // A small page cache (4 MiB; reads of the file go through the map above, not this cache):
+    // SQLite's commit walks the whole cache's hash table whenever a b-tree page split renumbered
+    // pages in it (balance_nonroot parks a page at the lock-byte page's number, which raises the
+    // cache's highest key; pcache1Truncate at the end of the transaction then scans every
+    // bucket). Nearly every group commit of a create splits some index page, so the walk's cost
+    // grows with the cache: 32 MiB cost a create about 3-8 % more than 4 MiB (issue 26, part 6 of
+    // bench/BASELINE-26.md), with no gain to reads or seeds at 300,000 customers.
+    db.pragma('cache_size = -4096');
   } catch (error) {
     let reason = error instanceof Error ? error.message : String(error);
     if (/locked|busy/i.test(reason)) reason = 'it is in use by another running sandbox; stop that one, or pass another --db (or --memory)';
