@@ -63,6 +63,18 @@ export interface KeysetPage {
   index?: string | undefined;
 }
 
+/** One page of a keyset list over several ranges of one index (`ListQueries.mergedPageWith`). */
+export interface MergedPage {
+  table: string;
+  /** The sort key: unique, and the last column of every entry of `index` (a row id). */
+  key: string;
+  index: string;
+  /** One WHERE per range: equalities on the index's leading columns, plus any test on the row. */
+  arms: readonly Where[];
+  afterKey: number | undefined;
+  take: number;
+}
+
 /**
  * Prepared statements of a repo's lists, one per SQL text (one per filter combination), and the
  * three reads a list needs: a keyset page, a maintained count and a bounded count.
@@ -113,6 +125,25 @@ export class ListQueries {
     const from = index ? `${table} INDEXED BY ${index}` : table;
     const sql = `SELECT ${expression} FROM ${from} WHERE ${clauses.join(' AND ')} ORDER BY ${key} ${order === 'asc' ? 'ASC' : 'DESC'} LIMIT ${limitLiteral(take)}`;
     return this.statement(sql).pluck().all(...params);
+  }
+
+  /**
+   * The values of one expression over a page read from several ranges of one index, merged in
+   * key order (ascending): a filter that stands for a few keys of an index (an account type for
+   * its currencies, no filter for every currency) reads one range per key. SQLite merges the
+   * arms of a compound SELECT that each come in key order (`MERGE (UNION ALL)`, no sort), each
+   * arm stopping after `take` rows; a page reads about `take` rows and one seek per arm.
+   */
+  mergedPageWith<Value>(expression: string, { table, key, index, arms, afterKey, take }: MergedPage): Value[] {
+    if (arms.length === 0) return [];
+    const params: unknown[] = [];
+    const selects = arms.map((where) => {
+      params.push(...where.params);
+      if (afterKey !== undefined) params.push(afterKey);
+      return `SELECT ${expression}, (${key}) FROM ${table} INDEXED BY ${index} WHERE ${where.sql}${afterKey === undefined ? '' : ` AND ${key} > ?`}`;
+    });
+    const sql = `${selects.join(' UNION ALL ')} ORDER BY 2 LIMIT ${limitLiteral(take)}`;
+    return (this.statement(sql).raw().all(...params) as unknown[][]).map((row) => row[0] as Value);
   }
 
   /**

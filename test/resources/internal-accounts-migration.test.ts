@@ -86,7 +86,7 @@ describe('internal accounts: migration to compact rows', () => {
         insert.run({ ...row, id: uuidText('InternalAccount:', row.id), customer_id: uuidText('Customer:', row.customer_id), created_at: created });
       }
       db.exec(`DROP TABLE compact;
-        DELETE FROM schema_migrations WHERE id IN ('internal-accounts-perf-001', 'internal-accounts-perf-002');`);
+        DELETE FROM schema_migrations WHERE id IN ('internal-accounts-perf-001', 'internal-accounts-perf-002', 'internal-accounts-perf-003');`);
       expect(db.prepare("SELECT COUNT(*) FROM pragma_table_info('internal_accounts') WHERE name = 'type'").pluck().get()).toBe(1);
       expect(db.prepare("SELECT COUNT(*) FROM internal_accounts WHERE status = 'CLOSED'").pluck().get()).toBeGreaterThan(0);
       if (shape === 'internal-accounts-perf-001') {

@@ -10,9 +10,6 @@ import type { PageRequest } from '../../core/pagination.js';
 /** The UUIDv7 time and counter of an id or owner stored as bytes (internal-accounts-perf-002's index keys). */
 const ID_KEY = 'substr(id, 1, 8)';
 const OWNER_KEY = 'substr(customer_id, 1, 8)';
-/** The account type as a one-byte code for the type index: 0 fiat, 1 crypto, 2 embedded wallet. */
-const TYPE_CODE = "(CASE currency WHEN 'USDB' THEN 2 WHEN 'USDC' THEN 1 WHEN 'BTC' THEN 1 WHEN 'USDT' THEN 1 ELSE 0 END)";
-const TYPE_CODES: Record<string, number> = { INTERNAL_FIAT: 0, INTERNAL_CRYPTO: 1, EMBEDDED_WALLET: 2 };
 /** The account type of a currency, in SQL (the same table as the service's `accountTypeOf`). */
 const typeOfSql = (currency: string) =>
   `CASE ${currency} WHEN 'USDB' THEN 'EMBEDDED_WALLET' WHEN 'USDC' THEN 'INTERNAL_CRYPTO' WHEN 'BTC' THEN 'INTERNAL_CRYPTO' WHEN 'USDT' THEN 'INTERNAL_CRYPTO' ELSE 'INTERNAL_FIAT' END`;
@@ -116,6 +113,15 @@ export const internalAccountMigrations: Migration[] = [
         CREATE INDEX internal_accounts_by_currency ON internal_accounts (platform, currency);
         CREATE INDEX internal_accounts_by_type ON internal_accounts (platform, (CASE currency WHEN 'USDB' THEN 2 WHEN 'USDC' THEN 1 WHEN 'BTC' THEN 1 WHEN 'USDT' THEN 1 ELSE 0 END));`);
     },
+  },
+  {
+    // Issue 26: a customer's eleven accounts went into six b-trees each. The platform and type
+    // indexes go: a page with no currency filter (or a type) reads the currency index's range of
+    // each currency the platform's customers hold (of that type; the maintained counts say
+    // which), merged in row id order (`page`). Five b-trees an account, a few seeks a page.
+    id: 'internal-accounts-perf-003',
+    sql: `DROP INDEX internal_accounts_by_platform;
+    DROP INDEX internal_accounts_by_type;`,
   },
 ];
 /**
@@ -227,12 +233,13 @@ export interface InternalAccountFilter {
   type?: string | undefined;
 }
 
-/** The index whose leading equality serves the filter (every one ends in the row id, the sort key). */
+/**
+ * The index whose leading equalities serve the filter (every one ends in the row id, the sort
+ * key): an owner's few accounts, or one currency's range. The customers' accounts of every
+ * currency, or of a type, are several ranges of the currency index (`page`).
+ */
 function indexFor(filter: InternalAccountFilter): string {
-  if (filter.customerId !== undefined || !filter.customerOwned) return 'internal_accounts_by_owner';
-  if (filter.currency !== undefined) return 'internal_accounts_by_currency';
-  if (filter.type !== undefined) return 'internal_accounts_by_type';
-  return 'internal_accounts_by_platform';
+  return filter.customerId !== undefined || !filter.customerOwned ? 'internal_accounts_by_owner' : 'internal_accounts_by_currency';
 }
 
 /** The WHERE of the filters given, and only those: each short index key, then the whole value. */
@@ -245,7 +252,6 @@ function whereOf(filter: InternalAccountFilter, platform: number): Where {
     where.eq(OWNER_KEY, customer.subarray(0, 8)).eq('customer_id', customer);
   }
   where.eq('platform', platform);
-  if (filter.customerId === undefined && filter.customerOwned && filter.currency === undefined && filter.type !== undefined) where.eq(TYPE_CODE, TYPE_CODES[filter.type] ?? -1);
   if (filter.customerOwned && filter.customerId === undefined) where.add('customer_id IS NOT NULL');
   return where.eq('currency', filter.currency).eq(typeOfSql('currency'), filter.type);
 }
@@ -253,6 +259,7 @@ function whereOf(filter: InternalAccountFilter, platform: number): Where {
 /** The only SQL of the internal-accounts area. */
 export class InternalAccountRepo {
   private readonly insertStmts = new Map<number, Statement<unknown[]>>();
+  private readonly currenciesStmt;
   private readonly byIdStmt;
   private readonly ridStmt;
   private readonly byCustomerStmt;
@@ -271,6 +278,7 @@ export class InternalAccountRepo {
     this.byCustomerStmt = db.prepare(`SELECT ${COLUMNS} FROM internal_accounts WHERE ${OWNER_KEY} = substr(@customer, 1, 8) AND customer_id = @customer AND platform = @platform ORDER BY rid`);
     this.byPlatformOwnedStmt = db.prepare(`SELECT ${COLUMNS} FROM internal_accounts WHERE ${OWNER_KEY} IS NULL AND customer_id IS NULL AND platform = ? ORDER BY rid`);
     this.lists = new ListQueries(db);
+    this.currenciesStmt = db.prepare('SELECT currency, type FROM internal_account_counts WHERE platform = ? AND platform_owned = 0 AND n > 0 ORDER BY currency');
     this.removePlatformStmt = db.prepare(`DELETE FROM internal_accounts WHERE platform = ?`);
     this.platformRowidStmt = db.prepare(`SELECT ${platformKeySql('?')}`).pluck();
     // `updated_at` NULL is the creation time: `@created` is the id's when `created_at` is NULL.
@@ -362,8 +370,19 @@ export class InternalAccountRepo {
       afterKey = key ? (this.ridStmt.get({ id: key }) as number | undefined) : undefined;
       if (afterKey === undefined) return [];
     }
-    const spec = { table: 'internal_accounts', key: 'rid', where: whereOf(filter, this.platform(filter.platformId)), index: indexFor(filter), afterKey, take: request.take };
-    return this.lists.pageWith<string>(ROW_JSON, spec).map((json) => fromStored(JSON.parse(json) as StoredRow, filter.platformId));
+    const platform = this.platform(filter.platformId);
+    let json: string[];
+    if (filter.customerOwned && filter.customerId === undefined && filter.currency === undefined) {
+      // The customers' accounts of every currency (or of a type's): the currency index's range
+      // of each currency the platform's customers hold (the counts say which), merged.
+      const currencies = (this.currenciesStmt.all(platform) as { currency: string; type: string }[]).filter((c) => filter.type === undefined || c.type === filter.type);
+      const arms = currencies.map(({ currency }) => whereOf({ ...filter, type: undefined, currency }, platform));
+      json = this.lists.mergedPageWith<string>(ROW_JSON, { table: 'internal_accounts', key: 'rid', index: 'internal_accounts_by_currency', arms, afterKey, take: request.take });
+    } else {
+      const spec = { table: 'internal_accounts', key: 'rid', where: whereOf(filter, platform), index: indexFor(filter), afterKey, take: request.take };
+      json = this.lists.pageWith<string>(ROW_JSON, spec);
+    }
+    return json.map((text) => fromStored(JSON.parse(text) as StoredRow, filter.platformId));
   }
 
   /**
