@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/index.js';
 import { assertErrorEnvelope, assertFitsContract } from './contract.js';
 
@@ -105,6 +105,25 @@ export class Api {
     if (response.status !== 201) throw new Error(`platform creation failed: ${JSON.stringify(response.body)}`);
     return this.as(clientId, clientSecret);
   }
+}
+
+/** Every page of a list, following nextCursor; checks hasMore/nextCursor agree and totalCount is the same on each page. */
+export async function everyPage(api: Api, path: string, limit = 2): Promise<{ ids: string[]; totalCount: number }> {
+  const ids: string[] = [];
+  let cursor: string | undefined;
+  let totalCount: number | undefined;
+  for (let page = 0; page < 100; page += 1) {
+    const sep = path.includes('?') ? '&' : '?';
+    const res = await api.get(`${path}${sep}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    if (totalCount !== undefined) expect(res.body.totalCount).toBe(totalCount);
+    totalCount = res.body.totalCount;
+    ids.push(...res.body.data.map((row: { id: string }) => row.id));
+    expect(res.body.hasMore).toBe(res.body.nextCursor !== undefined);
+    if (!res.body.hasMore) return { ids, totalCount: totalCount! };
+    cursor = res.body.nextCursor;
+  }
+  throw new Error('too many pages');
 }
 
 /** A unique, readable test value, e.g. `customer-3f9a1c2b`. */

@@ -1,26 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { individual, unique, useSandbox, type Api } from '../helpers/sandbox.js';
+import { everyPage as all, individual, unique, useSandbox, type Api } from '../helpers/sandbox.js';
 
 const s = useSandbox();
-
-/** Every page of a list, following nextCursor; checks hasMore/nextCursor agree and totalCount is the same on each page. */
-async function all(api: Api, path: string, limit = 2): Promise<{ ids: string[]; totalCount: number }> {
-  const ids: string[] = [];
-  let cursor: string | undefined;
-  let totalCount: number | undefined;
-  for (let page = 0; page < 100; page += 1) {
-    const sep = path.includes('?') ? '&' : '?';
-    const res = await api.get(`${path}${sep}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
-    if (totalCount !== undefined) expect(res.body.totalCount).toBe(totalCount);
-    totalCount = res.body.totalCount;
-    ids.push(...res.body.data.map((row: { id: string }) => row.id));
-    expect(res.body.hasMore).toBe(res.body.nextCursor !== undefined);
-    if (!res.body.hasMore) return { ids, totalCount: totalCount! };
-    cursor = res.body.nextCursor;
-  }
-  throw new Error('too many pages');
-}
 
 const business = (extra: Record<string, unknown> = {}) => ({
   customerType: 'BUSINESS',
