@@ -66,12 +66,12 @@ export interface KeysetPage {
 /** One page of a keyset list over several ranges of one index (`ListQueries.mergedPageWith`). */
 export interface MergedPage {
   table: string;
-  /** The sort key: unique, and the last column of every entry of `index` (a row id). */
+  /** The sort key: unique, and the last column of every entry of `index` (a row id, or an `id` the index ends in). */
   key: string;
   index: string;
   /** One WHERE per range: equalities on the index's leading columns, plus any test on the row. */
   arms: readonly Where[];
-  afterKey: number | undefined;
+  afterKey: string | number | undefined;
   take: number;
 }
 
@@ -144,6 +144,19 @@ export class ListQueries {
     });
     const sql = `${selects.join(' UNION ALL ')} ORDER BY 2 LIMIT ${limitLiteral(take)}`;
     return (this.statement(sql).raw().all(...params) as unknown[][]).map((row) => row[0] as Value);
+  }
+
+  /** Rows of one merged page (`mergedPageWith`), each as `page` gives it. */
+  mergedPage<Row>(spec: MergedPage): Row[] {
+    return this.mergedPageWith<string>(this.rowObject(spec.table), spec).map((json) => JSON.parse(json) as Row);
+  }
+
+  /** Matches of several ranges of one index (the arms of a merged page), counted up to `cap` (COUNT_CAP by default). */
+  mergedCountUpTo(table: string, index: string, arms: readonly Where[], cap = COUNT_CAP): number {
+    if (arms.length === 0) return 0;
+    const selects = arms.map((where) => `SELECT 1 FROM ${table} INDEXED BY ${index} WHERE ${where.sql}`);
+    const sql = `SELECT COUNT(*) FROM (${selects.join(' UNION ALL ')} LIMIT ${limitLiteral(cap)})`;
+    return this.statement(sql).pluck().get(...arms.flatMap((where) => where.params)) as number;
   }
 
   /**

@@ -1,5 +1,5 @@
 import type { Area } from '../area.js';
-import { customerMigrations, customerPerfMigrations, customerShortKeyMigrations, customerWireMigration } from './repo.js';
+import { customerMigrations, customerPerfMigrations, customerShortKeyMigrations, customerKindIndexMigrations, customerWireMigration } from './repo.js';
 import { customerSearchIndexMigrations, customerSearchMigrations, customerSearchPerfMigrations } from './search.js';
 import { handlers } from './routes.js';
 import { registerImportJobs, removePlatformImports } from './bulk.js';
@@ -28,7 +28,7 @@ export { registerCustomerUpdateGuard, type CustomerUpdateChallenge, type Custome
 /** Customers: CRUD, End User Terms and consent, contact verification, bulk CSV import. */
 export const customersArea: Area = {
   name: 'customers',
-  migrations: [...customerMigrations, customerWireMigration(wireOfRow), ...customerSearchMigrations, ...customerPerfMigrations, ...customerSearchPerfMigrations, ...customerShortKeyMigrations, ...customerSearchIndexMigrations],
+  migrations: [...customerMigrations, customerWireMigration(wireOfRow), ...customerSearchMigrations, ...customerPerfMigrations, ...customerSearchPerfMigrations, ...customerShortKeyMigrations, ...customerSearchIndexMigrations, ...customerKindIndexMigrations],
   handlers,
   init: registerImportJobs,
   resetPlatform: (ctx, platform) => {

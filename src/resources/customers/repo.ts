@@ -1,4 +1,4 @@
-import { ListQueries, maintainedCountDdl, uuidv7Floor, Where, type KeysetPage } from '../../core/list-query.js';
+import { ListQueries, maintainedCountDdl, uuidv7Floor, Where, type KeysetPage, type MergedPage } from '../../core/list-query.js';
 import type { PageRequest } from '../../core/pagination.js';
 import type { Db, Migration } from '../../store/db.js';
 
@@ -119,6 +119,27 @@ export const customerShortKeyMigrations: Migration[] = [
     CREATE INDEX customers_list_type ON customers (substr(platform_id, -8), customer_type, id);`,
   },
 ];
+/**
+ * Issue 26: one index of the kind of customer instead of three. The lists with no filter, with
+ * `isIncludingDeleted` or with a `customerType` read the ranges of (platform, type, deletion) they
+ * stand for, at most four, merged in id order (`ListQueries.mergedPageWith`); a create writes two
+ * index entries fewer. The customer types are the contract's two.
+ */
+export const customerKindIndexMigrations: Migration[] = [
+  {
+    id: 'customers-perf-005',
+    sql: `DROP INDEX customers_platform;
+    DROP INDEX customers_list_live;
+    DROP INDEX customers_list_type;
+    CREATE INDEX customers_list_kind ON customers (substr(platform_id, -8), customer_type, is_deleted, id);`,
+  },
+];
+
+/** The index of customers by platform, type and deletion (customers-perf-005), each range in id order. */
+export const KIND_INDEX = 'customers_list_kind';
+/** Every customer type (the contract's `CustomerType`): the ranges of the kind index a platform's customers fill. */
+export const CUSTOMER_TYPES = ['INDIVIDUAL', 'BUSINESS'] as const;
+
 /** The platform's key in the list indexes (customers-perf-003), written as there (an expression index serves the same expression only). */
 export const PLATFORM_KEY = 'substr(platform_id, -8)';
 /** The lower-case platform customer id and UMA address that lead their list indexes (customers-perf-004): the search keys of both, written as there. */
@@ -140,10 +161,14 @@ function writeWires(db: Db, wireOf: (row: CustomerRow) => string, platformId?: s
   const shortKey = platformId !== undefined && (db.prepare("SELECT 1 FROM schema_migrations WHERE id = 'customers-perf-003'").get() as unknown) !== undefined;
   const platformWhere = platformId === undefined ? '' : shortKey ? `${PLATFORM_KEY} = substr(?, -8) AND platform_id = ? AND ` : 'platform_id = ? AND ';
   const scope = platformId === undefined ? [] : shortKey ? [platformId, platformId] : [platformId];
-  const batch = db.prepare(`SELECT * FROM customers WHERE ${platformWhere}id > ? ORDER BY id LIMIT 1000`);
   const write = db.prepare('UPDATE customers SET wire = ? WHERE id = ?');
-  for (let rows = batch.all(...scope, '') as CustomerRow[]; rows.length > 0; rows = batch.all(...scope, rows[rows.length - 1]!.id) as CustomerRow[]) {
-    for (const row of rows) write.run(wireOf(row), row.id);
+  // A platform's customers range by range of type and deletion (each in id order in the kind index), the whole table by its key.
+  const ranges: unknown[][] = platformId === undefined ? [[]] : CUSTOMER_TYPES.flatMap((type) => [0, 1].map((deleted) => [type, deleted]));
+  const batch = db.prepare(`SELECT * FROM customers WHERE ${platformWhere}${platformId === undefined ? '' : 'customer_type = ? AND is_deleted = ? AND '}id > ? ORDER BY id LIMIT 1000`);
+  for (const range of ranges) {
+    for (let rows = batch.all(...scope, ...range, '') as CustomerRow[]; rows.length > 0; rows = batch.all(...scope, ...range, rows[rows.length - 1]!.id) as CustomerRow[]) {
+      for (const row of rows) write.run(wireOf(row), row.id);
+    }
   }
 }
 
@@ -280,19 +305,33 @@ export interface CustomerFilter {
  */
 const ID_TIME_SLACK_MS = 60 * 60 * 1000;
 
-/** The index whose leading equality serves the filter (every one ends in `id`, the sort key). */
-function indexFor(filter: CustomerFilter): string {
+/**
+ * The index whose leading equality serves the filter (every one ends in `id`, the sort key), or
+ * undefined when none does but the kind index's ranges (`kindRanges`).
+ */
+function indexFor(filter: CustomerFilter): string | undefined {
   if (filter.platformCustomerId !== undefined) return 'customers_list_pcid';
   if (filter.umaAddress !== undefined) return 'customers_list_uma';
   if (filter.region !== undefined) return 'customers_list_region';
-  if (filter.customerType !== undefined) return 'customers_list_type';
-  return filter.includeDeleted ? 'customers_platform' : 'customers_list_live';
+  return undefined;
 }
 
-/** The WHERE of the filters given (only those), with the id range a creation-time filter implies. */
-function whereOf(filter: CustomerFilter): Where {
-  const where = new Where().eq(PLATFORM_KEY, filter.platformId.slice(-8)).eq('platform_id', filter.platformId);
-  if (!filter.includeDeleted) where.eq('is_deleted', 0);
+/** The ranges of the kind index a filter reads: each customer type (or the one asked), live, and deleted too when included. */
+function kindRanges(filter: CustomerFilter): Where[] {
+  const types = filter.customerType !== undefined ? [filter.customerType] : CUSTOMER_TYPES;
+  const deletion = filter.includeDeleted ? [0, 1] : [0];
+  return types.flatMap((type) => deletion.map((deleted) => whereOf(filter, { type, deleted })));
+}
+
+/**
+ * The WHERE of the filters given (only those), with the id range a creation-time filter implies;
+ * for one range of the kind index, its type and deletion first.
+ */
+function whereOf(filter: CustomerFilter, range?: { type: string; deleted: number }): Where {
+  const where = new Where().eq(PLATFORM_KEY, filter.platformId.slice(-8));
+  if (range) where.eq('customer_type', range.type).eq('is_deleted', range.deleted);
+  where.eq('platform_id', filter.platformId);
+  if (!range && !filter.includeDeleted) where.eq('is_deleted', 0);
   // The pcid and UMA indexes lead with the lower-case value (the search keys, customers-perf-004); the exact value is checked on the row.
   if (filter.platformCustomerId !== undefined) where.add(`${PCID_KEY} = lower(?)`, filter.platformCustomerId);
   if (filter.umaAddress !== undefined) where.add(`${UMA_KEY} = lower(?)`, filter.umaAddress);
@@ -300,7 +339,7 @@ function whereOf(filter: CustomerFilter): Where {
     .eq('platform_customer_id', filter.platformCustomerId)
     .eq('uma_address', filter.umaAddress)
     .eq('region', filter.region)
-    .eq('customer_type', filter.customerType)
+    .eq('customer_type', range ? undefined : filter.customerType)
     .cmp('created_at', '>', filter.createdAfter)
     .cmp('created_at', '<', filter.createdBefore)
     .cmp('updated_at', '>', filter.updatedAfter)
@@ -380,16 +419,24 @@ export class CustomerRepo {
 
   /** One page in id order through the index of the most selective filter given. */
   page(filter: CustomerFilter, request: PageRequest): CustomerRow[] {
-    return this.lists.page<CustomerRow>(this.pageOf(filter, request));
+    const index = indexFor(filter);
+    if (index === undefined) return this.lists.mergedPage<CustomerRow>(this.mergedPageOf(filter, request));
+    return this.lists.page<CustomerRow>(this.pageOf(filter, index, request));
   }
 
   /** The `wire` of each row of the same page as `page`. */
   pageWires(filter: CustomerFilter, request: PageRequest): (string | null)[] {
-    return this.lists.pageOf<string | null>('wire', this.pageOf(filter, request));
+    const index = indexFor(filter);
+    if (index === undefined) return this.lists.mergedPageWith<string | null>('wire', this.mergedPageOf(filter, request));
+    return this.lists.pageOf<string | null>('wire', this.pageOf(filter, index, request));
   }
 
-  private pageOf(filter: CustomerFilter, request: PageRequest): KeysetPage {
-    return { table: 'customers', where: whereOf(filter), index: indexFor(filter), afterKey: request.afterKey, take: request.take };
+  private pageOf(filter: CustomerFilter, index: string, request: PageRequest): KeysetPage {
+    return { table: 'customers', where: whereOf(filter), index, afterKey: request.afterKey, take: request.take };
+  }
+
+  private mergedPageOf(filter: CustomerFilter, request: PageRequest): MergedPage {
+    return { table: 'customers', key: 'id', index: KIND_INDEX, arms: kindRanges(filter), afterKey: request.afterKey, take: request.take };
   }
 
   /**
@@ -403,7 +450,9 @@ export class CustomerRepo {
       if (!includeDeleted) buckets.eq('is_deleted', 0);
       return this.lists.maintained('customer_counts', buckets);
     }
-    return this.lists.countUpTo('customers', whereOf(filter), indexFor(filter));
+    const index = indexFor(filter);
+    if (index === undefined) return this.lists.mergedCountUpTo('customers', KIND_INDEX, kindRanges(filter));
+    return this.lists.countUpTo('customers', whereOf(filter), index);
   }
 
   removePlatform(platformId: string): void {

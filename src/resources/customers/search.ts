@@ -3,7 +3,7 @@ import { platformKeySql } from '../../tenancy/index.js';
 import type { SandboxContext } from '../../store/context.js';
 import { ApiError, ErrorCode } from '../../core/errors.js';
 import { findCustomer, presentCustomer } from './service.js';
-import { PCID_KEY, PLATFORM_KEY, UMA_KEY } from './repo.js';
+import { CUSTOMER_TYPES, KIND_INDEX, PCID_KEY, PLATFORM_KEY, UMA_KEY } from './repo.js';
 
 /**
  * Customer search for the control plane (`GET /_sandbox/search/customers`, the terminal UI's
@@ -212,10 +212,13 @@ function prepare(ctx: SandboxContext) {
     from: { asc: range(k, 'asc', '>='), desc: range(k, 'desc', '<=') },
     sameKey: { asc: sameKey(k, 'asc'), desc: sameKey(k, 'desc') },
   }));
+  // Every live customer: the kind index's live range of each type, merged in id order.
+  const live = (type: string) =>
+    `FROM customers INDEXED BY ${KIND_INDEX} WHERE ${PLATFORM_KEY} = substr(@platform, -8) AND customer_type = '${type}' AND is_deleted = 0 AND platform_id = @platform`;
   const all = (dir: Dir, after: boolean) =>
     db.prepare(
-      `SELECT id FROM customers WHERE ${PLATFORM_KEY} = substr(@platform, -8) AND platform_id = @platform AND is_deleted = 0 ${after ? `AND id ${dir === 'asc' ? '>' : '<'} @id` : ''}
-       ORDER BY id ${dir} LIMIT @limit`,
+      `${CUSTOMER_TYPES.map((type) => `SELECT id ${live(type)} ${after ? `AND id ${dir === 'asc' ? '>' : '<'} @id` : ''}`).join(' UNION ALL ')}
+       ORDER BY 1 ${dir} LIMIT @limit`,
     );
   return {
     byKind,
@@ -224,7 +227,7 @@ function prepare(ctx: SandboxContext) {
     countRange: db.prepare(
       `SELECT count(DISTINCT id) AS n FROM (${KEY_INDEXES.map((k) => `SELECT id FROM (SELECT id ${scope(k)} AND ${inRange(k)} LIMIT @cap)`).join(' UNION ALL ')})`,
     ),
-    countAll: db.prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM customers WHERE ${PLATFORM_KEY} = substr(@platform, -8) AND platform_id = @platform AND is_deleted = 0 LIMIT @cap)`),
+    countAll: db.prepare(`SELECT count(*) AS n FROM (${CUSTOMER_TYPES.map((type) => `SELECT 1 ${live(type)}`).join(' UNION ALL ')} LIMIT @cap)`),
   };
 }
 const stmts = (ctx: SandboxContext) => {
