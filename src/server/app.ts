@@ -7,7 +7,7 @@ import type { SandboxContext } from '../store/context.js';
 import { coverageRecorder } from '../store/coverage.js';
 import { CONTRACT_VERSION, operations, toHonoPath, type ContractOperation } from '../generated/operations.js';
 import { authenticationFor } from './auth.js';
-import { bodyLimits } from './body-limits.js';
+import { bodyLimits, DEFAULT_BODY_LIMIT } from './body-limits.js';
 import { faultGate } from './faults.js';
 import type { AppEnv, OperationHandler, ServedArea } from './env.js';
 import type { AuthSchemes } from './principals.js';
@@ -118,14 +118,21 @@ function operationGate(op: ContractOperation, limits: MiddlewareHandler<AppEnv>)
 }
 
 /**
- * Closes the connection after an answer given before the request's body arrived (a 401 to an
- * unauthenticated upload, a 405, a 404): the rest of the body is then never read, instead of
- * being drained before the connection could serve another request.
+ * Closes the connection after an answer given before a large or open-ended request body arrived
+ * (a 401 to an unauthenticated upload, a 413, a 404): the rest of the body is then never read,
+ * instead of being drained before the connection could serve another request. A body of declared
+ * length up to DEFAULT_BODY_LIMIT is drained instead (node reads it to its end once the answer is
+ * sent, and drops it): a client still writing it then gets the answer whole, where a connection
+ * closed under its upload could end in a reset before the answer is read (a 400 about a query
+ * parameter, given before a 1 MB body was read).
  */
 function closeIfBodyUnread(c: Context<AppEnv>): void {
   const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
   if (!incoming || incoming.complete || typeof incoming.headers !== 'object') return;
-  if (incoming.headers['content-length'] === undefined && incoming.headers['transfer-encoding'] === undefined) return;
+  const length = incoming.headers['content-length'];
+  const chunked = incoming.headers['transfer-encoding'] !== undefined;
+  if (length === undefined && !chunked) return;
+  if (!chunked && Number(length) <= DEFAULT_BODY_LIMIT) return;
   c.res.headers.set('Connection', 'close');
 }
 

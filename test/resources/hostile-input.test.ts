@@ -387,6 +387,30 @@ describe('credentials before the body', () => {
     }
   });
 
+  it('an answer given before a body of declared length up to 1 MB was read leaves the connection open: the body is drained, the next request on it answered', async () => {
+    // POST /sca/factors without its customerId query parameter: 400 before the body is read.
+    const url = new URL(`${api.sandbox.baseUrl}/sca/factors`);
+    const socket = connect(Number(url.port), url.hostname);
+    socket.on('error', () => undefined);
+    await once(socket, 'connect');
+    let answer = '';
+    socket.on('data', (chunk: Buffer) => (answer += chunk.toString('latin1')));
+    const body = `{"pad":"${'x'.repeat(900 * 1024)}"}`;
+    const request = (path: string, length: number) =>
+      [`POST ${path} HTTP/1.1`, `Host: ${url.host}`, `Authorization: ${basicHeader()}`, 'Content-Type: application/json', `Content-Length: ${length}`, '', ''].join('\r\n');
+    socket.write(request(url.pathname, Buffer.byteLength(body)) + body);
+    for (let waited = 0; waited < 5000 && !answer.includes('"code":"INVALID_INPUT"'); waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(answer.toLowerCase()).not.toContain('connection: close');
+    // The same connection serves the next request once the first body is drained.
+    answer = '';
+    socket.write([`GET ${new URL(`${api.sandbox.baseUrl}/config`).pathname} HTTP/1.1`, `Host: ${url.host}`, `Authorization: ${basicHeader()}`, '', ''].join('\r\n'));
+    for (let waited = 0; waited < 5000 && !answer.includes('"umaDomain"'); waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+    expect(socket.destroyed).toBe(false);
+    socket.destroy();
+  });
+
   it('an authenticated chunked upload past 10 MB is refused with 413 as it streams in, before the rest is sent', async () => {
     const { answer, sent } = await rawUpload('/customers/bulk/csv', { ...csvHeaders, Authorization: basicHeader() }, { chunked: true, total: 20 * MB });
     expect(answer).toMatch(/^HTTP\/1\.1 413 /);
