@@ -198,23 +198,44 @@ export type CountColumn = string | [name: string, expression: string];
  * Bucket expressions must not be NULL (wrap nullable columns, e.g. `{row}.deleted_at IS NOT NULL`).
  */
 export function maintainedCountDdl(table: string, counts: string, columns: readonly CountColumn[], platformColumn = 'platform_id'): string {
+  const { keys, bucket, add, watched, changed } = countSql(counts, columns, platformColumn);
+  const decrement = (row: string) => `UPDATE ${counts} SET n = n - 1 WHERE ${keys.map((key, i) => `${key} = ${bucket(row)[i]}`).join(' AND ')};`;
+  return `CREATE TABLE ${counts} (${keys.map((key) => `${key} NOT NULL`).join(', ')}, n INTEGER NOT NULL, PRIMARY KEY (${keys.join(', ')})) WITHOUT ROWID;
+    INSERT INTO ${counts} (${keys.join(', ')}, n) SELECT ${bucket(table).join(', ')}, COUNT(*) FROM ${table} GROUP BY ${keys.map((_, i) => i + 1).join(', ')};
+    CREATE TRIGGER ${counts}_insert AFTER INSERT ON ${table} BEGIN ${add('new', 1)} END;
+    CREATE TRIGGER ${counts}_delete AFTER DELETE ON ${table} BEGIN ${decrement('old')} END;
+    CREATE TRIGGER ${counts}_update AFTER UPDATE OF ${watched.join(', ')} ON ${table} WHEN ${changed} BEGIN ${decrement('old')} ${add('new', 1)} END;`;
+}
+
+/**
+ * The triggers of a maintained count (`maintainedCountDdl`) whose rows are counted by the writer
+ * instead (`DeferredCounts`, which holds a transaction's deltas and writes them before it
+ * commits): no insert trigger, and the delete and update triggers add their -1 (and +1) as
+ * upserts, so a bucket whose deltas are still held gets its row either way and the changes add
+ * up in any order (a row created and deleted in one transaction counts 0, not 1).
+ */
+export function writerCountedTriggers(table: string, counts: string, columns: readonly CountColumn[], platformColumn = 'platform_id'): string {
+  const { add, watched, changed } = countSql(counts, columns, platformColumn);
+  return `DROP TRIGGER IF EXISTS ${counts}_insert;
+    DROP TRIGGER IF EXISTS ${counts}_delete;
+    DROP TRIGGER IF EXISTS ${counts}_update;
+    CREATE TRIGGER ${counts}_delete AFTER DELETE ON ${table} BEGIN ${add('old', -1)} END;
+    CREATE TRIGGER ${counts}_update AFTER UPDATE OF ${watched.join(', ')} ON ${table} WHEN ${changed} BEGIN ${add('old', -1)} ${add('new', 1)} END;`;
+}
+
+/** The SQL pieces of a maintained count's triggers. */
+function countSql(counts: string, columns: readonly CountColumn[], platformColumn: string) {
   const names = columns.map((column) => (typeof column === 'string' ? column : column[0]));
   const exprs = (row: string) => columns.map((column) => (typeof column === 'string' ? `${row}.${column}` : `(${column[1].replaceAll('{row}', row)})`));
   const keys = [platformColumn, ...names];
   const bucket = (row: string) => [`${row}.${platformColumn}`, ...exprs(row)];
-  const match = (row: string) => keys.map((key, i) => `${key} = ${bucket(row)[i]}`).join(' AND ');
-  const increment = (row: string) =>
-    `INSERT INTO ${counts} (${keys.join(', ')}, n) VALUES (${bucket(row).join(', ')}, 1) ON CONFLICT (${keys.join(', ')}) DO UPDATE SET n = n + 1;`;
-  const decrement = (row: string) => `UPDATE ${counts} SET n = n - 1 WHERE ${match(row)};`;
+  const add = (row: string, delta: 1 | -1) =>
+    `INSERT INTO ${counts} (${keys.join(', ')}, n) VALUES (${bucket(row).join(', ')}, ${delta}) ON CONFLICT (${keys.join(', ')}) DO UPDATE SET n = n ${delta > 0 ? '+' : '-'} 1;`;
   const changed = bucket('old')
     .map((expr, i) => `(${expr}) IS NOT (${bucket('new')[i]})`)
     .join(' OR ');
   const watched = [...new Set([platformColumn, ...columns.flatMap((column) => (typeof column === 'string' ? [column] : [...column[1].matchAll(/\{row\}\.(\w+)/g)].map((m) => m[1]!)))])];
-  return `CREATE TABLE ${counts} (${keys.map((key) => `${key} NOT NULL`).join(', ')}, n INTEGER NOT NULL, PRIMARY KEY (${keys.join(', ')})) WITHOUT ROWID;
-    INSERT INTO ${counts} (${keys.join(', ')}, n) SELECT ${bucket(table).join(', ')}, COUNT(*) FROM ${table} GROUP BY ${keys.map((_, i) => i + 1).join(', ')};
-    CREATE TRIGGER ${counts}_insert AFTER INSERT ON ${table} BEGIN ${increment('new')} END;
-    CREATE TRIGGER ${counts}_delete AFTER DELETE ON ${table} BEGIN ${decrement('old')} END;
-    CREATE TRIGGER ${counts}_update AFTER UPDATE OF ${watched.join(', ')} ON ${table} WHEN ${changed} BEGIN ${decrement('old')} ${increment('new')} END;`;
+  return { keys, bucket, add, watched, changed };
 }
 
 /**

@@ -5,6 +5,7 @@ import { Scheduler } from '../core/scheduler.js';
 import { Outbox } from './outbox.js';
 import { migrate, openDatabase, StoreOpenError, type Db, type Migration } from './db.js';
 import { IdempotencyRepo } from './idempotency.js';
+import { DeferredCounts } from './deferred-counts.js';
 import { SqliteJobStore } from './jobs.js';
 import { MetaRepo } from './meta.js';
 import type { Logger } from '../core/logger.js';
@@ -29,6 +30,8 @@ export interface SandboxContext {
   idempotency: IdempotencyRepo;
   meta: MetaRepo;
   logger: Logger;
+  /** Changes of maintained counts held until the transaction commits (see `DeferredCounts`). */
+  counts: DeferredCounts;
   /**
    * Runs `fn` in one SQLite transaction: all of it or none of it. With group commit (file
    * databases) it is a savepoint of a transaction shared by the writes of one turn of the event
@@ -132,14 +135,24 @@ export function createContext(options: ContextOptions): SandboxContext {
   // Jobs draw their ids from a stream of their own too: a webhook retry is scheduled when the
   // receiver answers, which no order of requests decides.
   const jobIds = new IdGenerator(clock, sourceOf(random.stream('job-ids')), floor);
-  const jobs = new SqliteJobStore(db);
+  const counts = new DeferredCounts(db);
+  const jobs = new SqliteJobStore(db, counts);
   const scheduler = new Scheduler(clock, jobs, () => jobIds.next('Job'), (job, error) =>
     options.logger.error('job failed', { jobId: job.id, kind: job.kind, error: String(error) }),
   );
   // One transaction function for every call: better-sqlite3 builds a wrapper per db.transaction().
   // Inside an open transaction it is a savepoint: a failed `fn` undoes its own writes only.
   const runInTransaction = db.transaction((fn: () => unknown) => fn());
-  const group = new GroupCommit(db, options.groupCommit ?? !db.memory);
+  const group = new GroupCommit(db, options.groupCommit ?? !db.memory, counts);
+  /** `fn` inside the context's transaction calls, its count deltas held (`DeferredCounts`). */
+  const counted = <T>(fn: () => T): T => {
+    counts.depth += 1;
+    try {
+      return fn();
+    } finally {
+      counts.depth -= 1;
+    }
+  };
   return {
     db,
     clock,
@@ -152,19 +165,37 @@ export function createContext(options: ContextOptions): SandboxContext {
     idempotency: new IdempotencyRepo(db),
     meta,
     logger: options.logger,
+    counts,
     tx: <T>(fn: () => T): T => {
       // The first transaction of a turn is the group's own (a savepoint around it would make
       // every savepoint nested in it cost more as the database grows); a failure rolls back the
       // group, which holds nothing else yet. Later ones of the turn are savepoints in it.
       if (group.open()) {
         try {
-          return fn();
+          return counted(fn);
         } catch (error) {
           group.rollback();
           throw error;
         }
       }
-      return runInTransaction(fn) as T;
+      // A transaction of its own writes its held count deltas before it commits; a savepoint
+      // that fails drops those it added.
+      const own = !db.inTransaction;
+      const mark = counts.mark();
+      if (own) counts.managed = true;
+      try {
+        return runInTransaction(() => {
+          const result = counted(fn);
+          if (own) counts.flush();
+          return result;
+        }) as T;
+      } catch (error) {
+        if (own) counts.clear();
+        else counts.rollbackTo(mark);
+        throw error;
+      } finally {
+        if (own) counts.managed = false;
+      }
     },
     committed: () => group.committed(),
     afterCommit: (fn) => group.afterCommit(fn),
@@ -203,6 +234,7 @@ class GroupCommit {
   constructor(
     private readonly db: Db,
     private readonly enabled: boolean,
+    private readonly counts: DeferredCounts,
   ) {}
 
   /** Opens the shared transaction unless one is open (ours, or one of a caller's own); true when it did. */
@@ -214,6 +246,7 @@ class GroupCommit {
     if (!this.enabled || this.db.inTransaction) return false;
     this.db.exec('BEGIN');
     this.pending = true;
+    this.counts.managed = true;
     this.promise = undefined;
     this.joined = 0;
     this.deferred = 0;
@@ -249,6 +282,8 @@ class GroupCommit {
   rollback(): void {
     if (!this.pending) return;
     this.pending = false;
+    this.counts.clear();
+    this.counts.managed = false;
     if (this.db.inTransaction) this.db.exec('ROLLBACK');
     const waiters = this.waiters;
     this.waiters = [];
@@ -278,11 +313,14 @@ class GroupCommit {
     try {
       // A statement error that ended the transaction already (SQLite rolls back on some) leaves nothing to commit.
       if (!this.db.inTransaction) throw new Error('the group transaction was rolled back by SQLite before its commit');
+      this.counts.flush();
       this.db.exec('COMMIT');
     } catch (error) {
       failure = error;
+      this.counts.clear();
       if (this.db.inTransaction) this.db.exec('ROLLBACK');
     }
+    this.counts.managed = false;
     for (const waiter of waiters) {
       if (failure === undefined) waiter.resolve();
       else waiter.reject(failure);

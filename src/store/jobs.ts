@@ -1,5 +1,6 @@
 import type { Job, JobStore } from '../core/scheduler.js';
 import type { Db, Migration } from './db.js';
+import type { DeferredCounts } from './deferred-counts.js';
 
 /** Pending scheduler jobs; they survive a restart because they live here. */
 export const jobMigrations: Migration[] = [
@@ -47,7 +48,10 @@ export class SqliteJobStore implements JobStore {
 
   private readonly runInTransaction;
 
-  constructor(db: Db) {
+  constructor(
+    db: Db,
+    private readonly counts?: DeferredCounts,
+  ) {
     this.runInTransaction = db.transaction((fn: () => unknown) => fn());
     this.insertStmt = db.prepare(
       'INSERT INTO jobs (id, platform_id, kind, due_at, payload) VALUES (?, ?, ?, ?, ?)',
@@ -104,7 +108,14 @@ export class SqliteJobStore implements JobStore {
     this.removePlatformStmt.run(platformId);
   }
 
+  /** Runs `fn` in a transaction (a savepoint inside the open group); one that fails takes back the count deltas it held. */
   transaction<T>(fn: () => T): T {
-    return this.runInTransaction(fn) as T;
+    const mark = this.counts?.mark() ?? 0;
+    try {
+      return this.runInTransaction(fn) as T;
+    } catch (error) {
+      this.counts?.rollbackTo(mark);
+      throw error;
+    }
   }
 }

@@ -71,7 +71,7 @@ describe('internal accounts: migration to compact rows', () => {
 
       // The database as the earlier migrations left it: their table, indexes and count triggers, the rows in it.
       const db = new Database(file);
-      db.exec(`DROP TRIGGER internal_account_counts_insert; DROP TRIGGER internal_account_counts_delete; DROP TRIGGER internal_account_counts_update;
+      db.exec(`DROP TRIGGER IF EXISTS internal_account_counts_insert; DROP TRIGGER internal_account_counts_delete; DROP TRIGGER internal_account_counts_update;
         DROP TABLE internal_account_counts;
         ALTER TABLE internal_accounts RENAME TO compact;`);
       for (const migration of LEGACY) db.exec(migration.sql);
@@ -86,7 +86,7 @@ describe('internal accounts: migration to compact rows', () => {
         insert.run({ ...row, id: uuidText('InternalAccount:', row.id), customer_id: uuidText('Customer:', row.customer_id), created_at: created });
       }
       db.exec(`DROP TABLE compact;
-        DELETE FROM schema_migrations WHERE id IN ('internal-accounts-perf-001', 'internal-accounts-perf-002', 'internal-accounts-perf-003');`);
+        DELETE FROM schema_migrations WHERE id IN ('internal-accounts-perf-001', 'internal-accounts-perf-002', 'internal-accounts-perf-003', 'internal-accounts-perf-004');`);
       expect(db.prepare("SELECT COUNT(*) FROM pragma_table_info('internal_accounts') WHERE name = 'type'").pluck().get()).toBe(1);
       expect(db.prepare("SELECT COUNT(*) FROM internal_accounts WHERE status = 'CLOSED'").pluck().get()).toBeGreaterThan(0);
       if (shape === 'internal-accounts-perf-001') {

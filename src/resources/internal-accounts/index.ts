@@ -28,5 +28,5 @@ export const internalAccountsArea: Area = {
   handlers,
   resetPlatform: (ctx, platform) => internalAccountRepo(ctx).removePlatform(platform.id),
   // Rows of a snapshot an earlier sandbox took hold their ids as text: compacted once imported.
-  derived: { columns: {}, refill: (ctx, platformId) => refillInternalAccounts(ctx.db, platformId) },
+  derived: { columns: {}, refill: (ctx, platformId) => refillInternalAccounts(ctx.db, ctx.counts, platformId) },
 };

@@ -24,7 +24,7 @@ export interface AccountBalances {
 }
 
 /** The internal-account repo of a context (statements prepared once). */
-export const internalAccountRepo = perContext((ctx: SandboxContext) => new InternalAccountRepo(ctx.db));
+export const internalAccountRepo = perContext((ctx: SandboxContext) => new InternalAccountRepo(ctx.db, ctx.counts));
 
 /** The balances of an internal account, as the ledger has them (available; total with held and incoming funds). */
 export function balancesOf(ctx: SandboxContext, accountId: string): AccountBalances {
