@@ -223,6 +223,19 @@ export function writerCountedTriggers(table: string, counts: string, columns: re
     CREATE TRIGGER ${counts}_update AFTER UPDATE OF ${watched.join(', ')} ON ${table} WHEN ${changed} BEGIN ${add('old', -1)} ${add('new', 1)} END;`;
 }
 
+/**
+ * The two statements that count one platform's rows of a maintained count again (its buckets
+ * deleted, then filled from the rows), the platform bound to each as `?`: the buckets are the
+ * triggers' own (`maintainedCountDdl`).
+ */
+export function recountPlatformSql(table: string, counts: string, columns: readonly CountColumn[], platformColumn = 'platform_id'): [remove: string, fill: string] {
+  const { keys, bucket } = countSql(counts, columns, platformColumn);
+  return [
+    `DELETE FROM ${counts} WHERE ${platformColumn} = ?`,
+    `INSERT INTO ${counts} (${keys.join(', ')}, n) SELECT ${bucket(table).join(', ')}, COUNT(*) FROM ${table} WHERE ${platformColumn} = ? GROUP BY ${keys.map((_, i) => i + 1).join(', ')}`,
+  ];
+}
+
 /** The SQL pieces of a maintained count's triggers. */
 function countSql(counts: string, columns: readonly CountColumn[], platformColumn: string) {
   const names = columns.map((column) => (typeof column === 'string' ? column : column[0]));

@@ -40,7 +40,7 @@ export class DeferredCounts {
   /** Adds `delta` to the bucket `key` of `table`: held until the transaction commits, or written now outside one. */
   add(table: CountTable, key: Key, delta: number): void {
     if (!this.managed || this.depth === 0 || !this.db.inTransaction) {
-      this.upsert(table, key, delta);
+      this.write(table, key, delta);
       return;
     }
     let buckets = this.buckets.get(table);
@@ -75,7 +75,7 @@ export class DeferredCounts {
   /** Writes the deltas held, one upsert a bucket, in the open transaction. */
   flush(): void {
     if (this.log.length === 0) return;
-    for (const [table, buckets] of this.buckets) for (const { key, delta } of buckets.values()) if (delta !== 0) this.upsert(table, key, delta);
+    for (const [table, buckets] of this.buckets) for (const { key, delta } of buckets.values()) if (delta !== 0) this.write(table, key, delta);
     this.clear();
   }
 
@@ -85,7 +85,8 @@ export class DeferredCounts {
     return buckets ? [...buckets.values()].filter((bucket) => bucket.delta !== 0) : [];
   }
 
-  private upsert(table: CountTable, key: Key, delta: number): void {
+  /** Adds `delta` to the bucket's row now, whatever is held (a writer that sets counts itself corrects by the held deltas). */
+  write(table: CountTable, key: Key, delta: number): void {
     let statement = this.upserts.get(table);
     if (!statement) {
       const columns = table.columns.join(', ');

@@ -107,6 +107,29 @@ export class Api {
   }
 }
 
+type Db = RunningSandbox['context']['db'];
+
+/** Records the SQL text `db` prepares that `keep` accepts, until `stop()` puts `db.prepare` back. */
+export function recordPrepared(db: Db, keep: (sql: string) => boolean): { seen: Set<string>; stop: () => void } {
+  const seen = new Set<string>();
+  const prepare = db.prepare.bind(db);
+  db.prepare = ((sql: string) => {
+    if (keep(sql)) seen.add(sql);
+    return prepare(sql);
+  }) as typeof db.prepare;
+  return { seen, stop: () => void (db.prepare = prepare as typeof db.prepare) };
+}
+
+/** SQLite's plan of a statement (the `detail` of each row), its parameters bound to placeholders (5 for `@limit` and `@cap`). */
+export function queryPlan(db: Db, sql: string): string[] {
+  const explain = db.prepare(`EXPLAIN QUERY PLAN ${sql}`);
+  const named = [...sql.matchAll(/@(\w+)/g)];
+  const rows = named.length
+    ? explain.all(Object.fromEntries(named.map((m) => [m[1], m[1] === 'limit' || m[1] === 'cap' ? 5 : 'x'])))
+    : explain.all(...[...sql.matchAll(/\?/g)].map(() => 1));
+  return (rows as { detail: string }[]).map((row) => row.detail);
+}
+
 /** Every page of a list, following nextCursor; checks hasMore/nextCursor agree and totalCount is the same on each page. */
 export async function everyPage(api: Api, path: string, limit = 2): Promise<{ ids: string[]; totalCount: number }> {
   const ids: string[] = [];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/index.js';
-import { Api, everyPage, individual, unique } from '../helpers/sandbox.js';
+import { Api, everyPage, individual, queryPlan, recordPrepared, unique } from '../helpers/sandbox.js';
 
 // customers-perf-005: one index of (platform, customer type, deletion, id) serves the customer
 // lists with no filter, with isIncludingDeleted and with a customerType, as the ranges they stand
@@ -38,12 +38,7 @@ describe('customers: lists over the kind index', () => {
     try {
       const api = new Api(sandbox);
       const db = sandbox.context.db;
-      const seen = new Set<string>();
-      const prepare = db.prepare.bind(db);
-      db.prepare = ((sql: string) => {
-        if (sql.includes('customers_list_kind') && sql.includes(' UNION ALL ')) seen.add(sql);
-        return prepare(sql);
-      }) as typeof db.prepare;
+      const recording = recordPrepared(db, (sql) => sql.includes('customers_list_kind') && sql.includes(' UNION ALL '));
 
       // Types interleaved, some of each deleted, so every merge takes turns between its ranges.
       const made: { id: string; type: string; deleted: boolean }[] = [];
@@ -80,14 +75,10 @@ describe('customers: lists over the kind index', () => {
       expect(asc).toEqual({ ids: live, totalCount: live.length });
       expect((await searchAll(api, 'desc', 4)).ids).toEqual([...live].reverse());
 
-      db.prepare = prepare as typeof db.prepare;
-      expect(seen.size).toBeGreaterThan(3);
-      for (const sql of seen) {
-        const params = [...sql.matchAll(/\?|@\w+/g)].map((m) => (m[0] === '@limit' || m[0] === '@cap' ? 5 : 'x'));
-        const named = Object.fromEntries([...sql.matchAll(/@(\w+)/g)].map((m) => [m[1], m[1] === 'limit' || m[1] === 'cap' ? 5 : 'x']));
-        const plan = (
-          (sql.includes('@') ? db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(named) : db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params)) as { detail: string }[]
-        ).map((row) => row.detail);
+      recording.stop();
+      expect(recording.seen.size).toBeGreaterThan(3);
+      for (const sql of recording.seen) {
+        const plan = queryPlan(db, sql);
         const tables = plan.filter((detail) => /^(SCAN|SEARCH) (?!json_each|\(subquery)/.test(detail));
         expect(tables.length, sql).toBeGreaterThan(1);
         for (const detail of tables) expect(detail, `${sql}\n${plan.join('\n')}`).toMatch(/^SEARCH customers USING INDEX customers_list_kind \(<expr>=\? AND customer_type=\? AND is_deleted=\?/);

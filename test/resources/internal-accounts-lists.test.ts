@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/index.js';
-import { Api, everyPage, individual } from '../helpers/sandbox.js';
+import { Api, everyPage, individual, queryPlan, recordPrepared } from '../helpers/sandbox.js';
 
 // internal-accounts-perf-003: the customers' accounts of every currency, or of one type, are read
 // as one range of the currency index per currency (those the maintained counts hold), merged in
@@ -21,12 +21,7 @@ describe('internal accounts: lists over several currencies', () => {
     try {
       const api = new Api(sandbox);
       const db = sandbox.context.db;
-      const seen = new Set<string>();
-      const prepare = db.prepare.bind(db);
-      db.prepare = ((sql: string) => {
-        if (sql.includes(' UNION ALL ')) seen.add(sql);
-        return prepare(sql);
-      }) as typeof db.prepare;
+      const recording = recordPrepared(db, (sql) => sql.includes(' UNION ALL '));
 
       const customers: string[] = [];
       for (const currencies of [['USD', 'EUR', 'USDC'], ['USDB', 'USD'], [], ['MXN', 'BTC'], ['EUR']]) {
@@ -57,10 +52,10 @@ describe('internal accounts: lists over several currencies', () => {
       expect(platformOwn.length).toBeGreaterThan(0);
       for (const account of platformOwn) expect(all.ids).not.toContain(account.id);
 
-      db.prepare = prepare as typeof db.prepare;
-      expect(seen.size).toBeGreaterThan(0);
-      for (const sql of seen) {
-        const plan = (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...[...sql.matchAll(/\?/g)].map(() => 1)) as { detail: string }[]).map((row) => row.detail);
+      recording.stop();
+      expect(recording.seen.size).toBeGreaterThan(0);
+      for (const sql of recording.seen) {
+        const plan = queryPlan(db, sql);
         expect(plan, sql).toContain('MERGE (UNION ALL)');
         const tables = plan.filter((detail) => /^(SCAN|SEARCH) /.test(detail));
         expect(tables.length, sql).toBeGreaterThan(1);

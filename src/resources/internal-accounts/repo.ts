@@ -1,4 +1,4 @@
-import { ListQueries, maintainedCountDdl, Where, writerCountedTriggers, type CountColumn } from '../../core/list-query.js';
+import { ListQueries, maintainedCountDdl, recountPlatformSql, Where, writerCountedTriggers, type CountColumn } from '../../core/list-query.js';
 import type { CountTable, DeferredCounts } from '../../store/deferred-counts.js';
 import { platformKeySql } from '../../tenancy/index.js';
 import type { Statement } from 'better-sqlite3';
@@ -81,7 +81,7 @@ export const internalAccountMigrations: Migration[] = [
     CREATE INDEX internal_accounts_by_platform ON internal_accounts (substr(platform_id, -8));
     CREATE INDEX internal_accounts_by_currency ON internal_accounts (substr(platform_id, -8), currency);
     CREATE INDEX internal_accounts_by_type ON internal_accounts (substr(platform_id, -8), (CASE currency WHEN 'USDB' THEN 2 WHEN 'USDC' THEN 1 WHEN 'BTC' THEN 1 WHEN 'USDT' THEN 1 ELSE 0 END));
-    ${maintainedCountDdl('internal_accounts', 'internal_account_counts', [['platform_owned', '{row}.customer_id IS NULL'], 'currency', ['type', typeOfSql('{row}.currency')]])}`,
+    ${maintainedCountDdl('internal_accounts', 'internal_account_counts', COUNT_COLUMNS)}`,
   },
   {
     // Smaller rows still (issue 26): the account id and the customer id as their UUID's 16 bytes
@@ -108,7 +108,7 @@ export const internalAccountMigrations: Migration[] = [
     DROP TABLE internal_account_counts;
     DROP TABLE internal_accounts;
     ALTER TABLE internal_accounts_v3 RENAME TO internal_accounts;
-    ${maintainedCountDdl('internal_accounts', 'internal_account_counts', [['platform_owned', '{row}.customer_id IS NULL'], 'currency', ['type', typeOfSql('{row}.currency')]], 'platform')}`,
+    ${maintainedCountDdl('internal_accounts', 'internal_account_counts', COUNT_COLUMNS, 'platform')}`,
     backfill: (db) => {
       compactTextRows(db);
       db.exec(`CREATE INDEX internal_accounts_by_id ON internal_accounts (substr(id, 1, 8));
@@ -196,13 +196,8 @@ export function refillInternalAccounts(db: Db, counts: DeferredCounts, platformI
   // less the deltas still held for the platform (accounts made earlier in the transaction, whose
   // rows the import replaced), which its commit will add.
   const platform = db.prepare(`SELECT ${platformKeySql('?')}`).pluck().get(platformId) as number;
-  db.prepare('DELETE FROM internal_account_counts WHERE platform = ?').run(platform);
-  db.prepare(
-    `INSERT INTO internal_account_counts (platform, platform_owned, currency, type, n)
-     SELECT platform, customer_id IS NULL, currency, ${typeOfSql('currency')}, COUNT(*) FROM internal_accounts WHERE platform = ? GROUP BY 1, 2, 3, 4`,
-  ).run(platform);
-  const less = db.prepare('INSERT INTO internal_account_counts (platform, platform_owned, currency, type, n) VALUES (?, ?, ?, ?, ?) ON CONFLICT (platform, platform_owned, currency, type) DO UPDATE SET n = n + excluded.n');
-  for (const { key, delta } of counts.pending(ACCOUNT_COUNTS)) if (key[0] === platform) less.run(...key, -delta);
+  for (const sql of recountPlatformSql('internal_accounts', 'internal_account_counts', COUNT_COLUMNS, 'platform')) db.prepare(sql).run(platform);
+  for (const { key, delta } of counts.pending(ACCOUNT_COUNTS)) if (key[0] === platform) counts.write(ACCOUNT_COUNTS, key, -delta);
 }
 
 /** An internal account as the service sees it (the stored row with its derived values filled in). */
