@@ -1,6 +1,7 @@
 import { ListQueries, uuidv7Floor, Where } from '../core/list-query.js';
 import type { Db } from '../store/db.js';
-import { EVENT_PLATFORM_KEY, type EventRow } from '../store/outbox.js';
+import type { DeferredCounts } from '../store/deferred-counts.js';
+import { EVENT_COUNTS, EVENT_PLATFORM_KEY, type EventRow } from '../store/outbox.js';
 
 /**
  * Delivery state of an event (the `events.delivery_state` column):
@@ -65,7 +66,10 @@ export class DeliveriesRepo {
   private readonly lists;
   private readonly seqAtOrAfterStmt;
 
-  constructor(db: Db) {
+  constructor(
+    db: Db,
+    private readonly counts: DeferredCounts,
+  ) {
     this.lists = new ListQueries(db);
     // Per-resource order: an event waits while an earlier event of the same resource is unfinished.
     this.readyStmt = db.prepare(
@@ -192,7 +196,9 @@ export class DeliveriesRepo {
    */
   count(filter: DeliveryFilter): number {
     if (filter.resourceId === undefined && filter.since === undefined) {
-      return this.lists.maintained('event_counts', new Where().eq('platform_id', filter.platformId).eq('type', filter.type).eq('delivery_state', filter.state));
+      // With the counts of the open transaction's appends not written yet.
+      const held = this.counts.held(EVENT_COUNTS, ([platform, type, state]) => platform === filter.platformId && (filter.type === undefined || type === filter.type) && (filter.state === undefined || state === filter.state));
+      return this.lists.maintained('event_counts', new Where().eq('platform_id', filter.platformId).eq('type', filter.type).eq('delivery_state', filter.state)) + held;
     }
     return this.lists.countUpTo('events', this.whereOf(filter), indexFor(filter));
   }

@@ -113,7 +113,7 @@ export class WebhookDelivery {
   ) {
     this.events.setMaxListeners(0);
     this.signer = WebhookSigner.forDatabase(ctx.meta, ctx.tx, ctx.random.stream('webhook-signing-key'));
-    this.repo = new DeliveriesRepo(ctx.db);
+    this.repo = new DeliveriesRepo(ctx.db, ctx.counts);
     ctx.scheduler.register(RETRY_JOB_KIND, (job) => {
       const { eventId } = job.payload as { eventId: string };
       if (this.repo.dueAgain(eventId, job.id)) this.kick();

@@ -161,7 +161,7 @@ export function createContext(options: ContextOptions): SandboxContext {
     random: random.stream('values'),
     scheduler,
     jobs,
-    outbox: new Outbox(db, clock, ids, (fn) => group.afterCommit(fn)),
+    outbox: new Outbox(db, clock, ids, counts, (fn) => group.afterCommit(fn)),
     idempotency: new IdempotencyRepo(db),
     meta,
     logger: options.logger,

@@ -85,6 +85,25 @@ export class DeferredCounts {
     return buckets ? [...buckets.values()].filter((bucket) => bucket.delta !== 0) : [];
   }
 
+  /** The sum of the held deltas of `table` whose bucket `match` accepts (a reader of a count adds it to what it read). */
+  held(table: CountTable, match: (key: Key) => boolean): number {
+    let sum = 0;
+    const buckets = this.buckets.get(table);
+    if (buckets) for (const { key, delta } of buckets.values()) if (delta !== 0 && match(key)) sum += delta;
+    return sum;
+  }
+
+  /**
+   * Counts a platform's rows again (`recountPlatformSql`: after a snapshot import put them back,
+   * which no trigger counts), less the deltas still held for it (rows made earlier in the
+   * transaction, which the import replaced): the transaction's commit adds those.
+   */
+  recountPlatform(table: CountTable, [remove, fill]: readonly [string, string], platform: string | number): void {
+    this.db.prepare(remove).run(platform);
+    this.db.prepare(fill).run(platform);
+    for (const { key, delta } of this.pending(table)) if (key[0] === platform) this.write(table, key, -delta);
+  }
+
   /** Adds `delta` to the bucket's row now, whatever is held (a writer that sets counts itself corrects by the held deltas). */
   write(table: CountTable, key: Key, delta: number): void {
     let statement = this.upserts.get(table);

@@ -1,10 +1,17 @@
 import type { Clock } from '../core/clock.js';
 import type { IdGenerator } from '../core/ids.js';
-import { maintainedCountDdl } from '../core/list-query.js';
+import { maintainedCountDdl, recountPlatformSql, writerCountedTriggers } from '../core/list-query.js';
 import type { Db, Migration } from './db.js';
+import type { CountTable, DeferredCounts } from './deferred-counts.js';
 
 /** The platform's key in the events list indexes (outbox-perf-003), written as there (an expression index serves the same expression only). */
 export const EVENT_PLATFORM_KEY = 'substr(platform_id, -8)';
+
+/** The buckets of `event_counts` after the platform id, as its triggers and `DeferredCounts` write them. */
+const EVENT_COUNT_COLUMNS = ['type', 'delivery_state'];
+
+/** The events' maintained count (platform id, type, delivery state), as `DeferredCounts` writes it. */
+export const EVENT_COUNTS: CountTable = { table: 'event_counts', columns: ['platform_id', ...EVENT_COUNT_COLUMNS] };
 
 /**
  * The event outbox: areas append an event in the same transaction as the state change that
@@ -99,7 +106,19 @@ export const outboxMigrations: Migration[] = [
     CREATE INDEX events_list_type ON events (${EVENT_PLATFORM_KEY}, type);
     CREATE INDEX events_list_state ON events (${EVENT_PLATFORM_KEY}, delivery_state);`,
   },
+  {
+    // Issue 26: the counts of events written by the outbox once a commit (`DeferredCounts`), a
+    // transaction's appends summed by bucket, instead of an upsert by a trigger once an event.
+    // Delivery-state changes and deletions are still counted by triggers, as upserts.
+    id: 'outbox-perf-004',
+    sql: writerCountedTriggers('events', 'event_counts', EVENT_COUNT_COLUMNS),
+  },
 ];
+
+/** Counts a platform's events again after a snapshot import restored them (no trigger counts a restored row). */
+export function recountEvents(counts: DeferredCounts, platformId: string): void {
+  counts.recountPlatform(EVENT_COUNTS, recountPlatformSql('events', 'event_counts', EVENT_COUNT_COLUMNS), platformId);
+}
 
 /** An event as recorded. `data` is the full resource as its GET returns it. */
 export interface OutboxEvent {
@@ -148,6 +167,8 @@ export class Outbox {
     db: Db,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
+    /** Where appends count themselves (`event_counts`). */
+    private readonly counts: DeferredCounts,
     /** Runs a listener once the event is committed (the context's `afterCommit`). */
     private readonly notify: (fn: () => void) => void = (fn) => queueMicrotask(fn),
   ) {
@@ -172,7 +193,9 @@ export class Outbox {
   append(platformId: string, type: string, resourceId: string | null, data: unknown, json = JSON.stringify(data)): OutboxEvent {
     const id = this.ids.next('Webhook');
     const createdAt = this.clock.iso();
-    const info = this.insertStmt.run(id, platformId, type, resourceId, json, createdAt, this.initialDeliveryState(platformId));
+    const state = this.initialDeliveryState(platformId);
+    const info = this.insertStmt.run(id, platformId, type, resourceId, json, createdAt, state);
+    this.counts.add(EVENT_COUNTS, [platformId, type, state], 1);
     const event: OutboxEvent = { seq: Number(info.lastInsertRowid), id, platformId, type, resourceId, data, createdAt };
     for (const listener of this.listeners) this.notify(() => listener(event));
     return event;

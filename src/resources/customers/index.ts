@@ -1,5 +1,5 @@
 import type { Area } from '../area.js';
-import { customerMigrations, customerPerfMigrations, customerShortKeyMigrations, customerKindIndexMigrations, customerWireMigration } from './repo.js';
+import { customerMigrations, customerPerfMigrations, customerShortKeyMigrations, customerKindIndexMigrations, customerCountMigrations, customerWireMigration, recountCustomers } from './repo.js';
 import { customerSearchIndexMigrations, customerSearchMigrations, customerSearchPerfMigrations } from './search.js';
 import { handlers } from './routes.js';
 import { registerImportJobs, removePlatformImports } from './bulk.js';
@@ -28,7 +28,7 @@ export { registerCustomerUpdateGuard, type CustomerUpdateChallenge, type Custome
 /** Customers: CRUD, End User Terms and consent, contact verification, bulk CSV import. */
 export const customersArea: Area = {
   name: 'customers',
-  migrations: [...customerMigrations, customerWireMigration(wireOfRow), ...customerSearchMigrations, ...customerPerfMigrations, ...customerSearchPerfMigrations, ...customerShortKeyMigrations, ...customerSearchIndexMigrations, ...customerKindIndexMigrations],
+  migrations: [...customerMigrations, customerWireMigration(wireOfRow), ...customerSearchMigrations, ...customerPerfMigrations, ...customerSearchPerfMigrations, ...customerShortKeyMigrations, ...customerSearchIndexMigrations, ...customerKindIndexMigrations, ...customerCountMigrations],
   handlers,
   init: registerImportJobs,
   resetPlatform: (ctx, platform) => {
@@ -36,5 +36,12 @@ export const customersArea: Area = {
     removePlatformCustomers(ctx, platform.id);
   },
   // A customer's wire JSON is kept in its row for lists; snapshots carry the rows without it.
-  derived: { columns: { customers: ['wire'] }, refill: refillCustomerWires },
+  derived: {
+    columns: { customers: ['wire'] },
+    // A snapshot import puts a platform's customers back as rows: their wires written, and counted (no trigger counts a restored row).
+    refill: (ctx, platformId) => {
+      refillCustomerWires(ctx, platformId);
+      recountCustomers(ctx.counts, platformId);
+    },
+  },
 };

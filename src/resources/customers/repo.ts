@@ -1,4 +1,5 @@
-import { ListQueries, maintainedCountDdl, uuidv7Floor, Where, type KeysetPage, type MergedPage } from '../../core/list-query.js';
+import { ListQueries, maintainedCountDdl, recountPlatformSql, uuidv7Floor, Where, writerCountedTriggers, type KeysetPage, type MergedPage } from '../../core/list-query.js';
+import type { CountTable, DeferredCounts } from '../../store/deferred-counts.js';
 import type { PageRequest } from '../../core/pagination.js';
 import type { Db, Migration } from '../../store/db.js';
 
@@ -134,6 +135,26 @@ export const customerKindIndexMigrations: Migration[] = [
     CREATE INDEX customers_list_kind ON customers (substr(platform_id, -8), customer_type, is_deleted, id);`,
   },
 ];
+
+/** The bucket columns of `customer_counts` after the platform id. */
+const COUNT_COLUMNS = ['customer_type', 'is_deleted'];
+
+/** The customers' maintained count (platform id, type, deletion), as `DeferredCounts` writes it. */
+export const CUSTOMER_COUNTS: CountTable = { table: 'customer_counts', columns: ['platform_id', ...COUNT_COLUMNS] };
+
+/**
+ * Issue 26: the counts of customers written by the repo once a commit (`DeferredCounts`), a
+ * transaction's creates summed by bucket, instead of an upsert by a trigger once a create.
+ * Deletion and type changes are still counted by triggers, as upserts.
+ */
+export const customerCountMigrations: Migration[] = [
+  { id: 'customers-perf-006', sql: writerCountedTriggers('customers', 'customer_counts', COUNT_COLUMNS) },
+];
+
+/** Counts a platform's customers again after a snapshot import restored them (no trigger counts a restored row). */
+export function recountCustomers(counts: DeferredCounts, platformId: string): void {
+  counts.recountPlatform(CUSTOMER_COUNTS, recountPlatformSql('customers', 'customer_counts', COUNT_COLUMNS), platformId);
+}
 
 /** The index of customers by platform, type and deletion (customers-perf-005), each range in id order. */
 export const KIND_INDEX = 'customers_list_kind';
@@ -361,7 +382,10 @@ export class CustomerRepo {
   private readonly lists;
   private readonly removePlatformStmt;
 
-  constructor(private readonly db: Db) {
+  constructor(
+    private readonly db: Db,
+    private readonly counts: DeferredCounts,
+  ) {
     this.insertStmt = db.prepare(
       `INSERT INTO customers (id, platform_id, customer_type, platform_customer_id, uma_address, region, currencies, kyc_status, profile, consent, contact, is_deleted, created_at, updated_at, wire)
        VALUES (@id, @platform_id, @customer_type, @platform_customer_id, @uma_address, @region, @currencies, @kyc_status, @profile, @consent, @contact, @is_deleted, @created_at, @updated_at, @wire)`,
@@ -391,6 +415,7 @@ export class CustomerRepo {
 
   insert(row: CustomerRow): void {
     this.insertStmt.run(row);
+    this.counts.add(CUSTOMER_COUNTS, [row.platform_id, row.customer_type, row.is_deleted], 1);
   }
 
   /** Writes every mutable column of the row. */
@@ -448,7 +473,9 @@ export class CustomerRepo {
     if (Object.values(others).every((value) => value === undefined)) {
       const buckets = new Where().eq('platform_id', platformId).eq('customer_type', customerType);
       if (!includeDeleted) buckets.eq('is_deleted', 0);
-      return this.lists.maintained('customer_counts', buckets);
+      // With the counts of the open transaction's creates not written yet.
+      const held = this.counts.held(CUSTOMER_COUNTS, ([platform, type, deleted]) => platform === platformId && (customerType === undefined || type === customerType) && (includeDeleted || deleted === 0));
+      return this.lists.maintained('customer_counts', buckets) + held;
     }
     const index = indexFor(filter);
     if (index === undefined) return this.lists.mergedCountUpTo('customers', KIND_INDEX, kindRanges(filter));

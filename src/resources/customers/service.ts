@@ -64,7 +64,9 @@ export interface CustomerRecord {
   updatedAt: string;
 }
 
-const repoOf = perContext((ctx: SandboxContext) => new CustomerRepo(ctx.db));
+/** The customers repo of a context (one per context). */
+export const customerRepo = perContext((ctx: SandboxContext) => new CustomerRepo(ctx.db, ctx.counts));
+const repoOf = customerRepo;
 
 const toRecord = (row: CustomerRow): CustomerRecord => ({
   id: row.id,

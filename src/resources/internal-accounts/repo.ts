@@ -196,8 +196,7 @@ export function refillInternalAccounts(db: Db, counts: DeferredCounts, platformI
   // less the deltas still held for the platform (accounts made earlier in the transaction, whose
   // rows the import replaced), which its commit will add.
   const platform = db.prepare(`SELECT ${platformKeySql('?')}`).pluck().get(platformId) as number;
-  for (const sql of recountPlatformSql('internal_accounts', 'internal_account_counts', COUNT_COLUMNS, 'platform')) db.prepare(sql).run(platform);
-  for (const { key, delta } of counts.pending(ACCOUNT_COUNTS)) if (key[0] === platform) counts.write(ACCOUNT_COUNTS, key, -delta);
+  counts.recountPlatform(ACCOUNT_COUNTS, recountPlatformSql('internal_accounts', 'internal_account_counts', COUNT_COLUMNS, 'platform'), platform);
 }
 
 /** An internal account as the service sees it (the stored row with its derived values filled in). */
@@ -422,13 +421,9 @@ export class InternalAccountRepo {
     const platform = this.platform(filter.platformId);
     const owned = filter.customerOwned ? 0 : 1;
     const buckets = new Where().eq('platform', platform).eq('platform_owned', owned).eq('currency', filter.currency).eq('type', filter.type);
-    let count = this.lists.maintained('internal_account_counts', buckets);
     // With the deltas of the open transaction not written yet.
-    for (const { key, delta } of this.counts.pending(ACCOUNT_COUNTS)) {
-      const [p, o, currency, type] = key;
-      if (p === platform && o === owned && (filter.currency === undefined || currency === filter.currency) && (filter.type === undefined || type === filter.type)) count += delta;
-    }
-    return count;
+    const held = this.counts.held(ACCOUNT_COUNTS, ([p, o, currency, type]) => p === platform && o === owned && (filter.currency === undefined || currency === filter.currency) && (filter.type === undefined || type === filter.type));
+    return this.lists.maintained('internal_account_counts', buckets) + held;
   }
 
   /** The currencies (and their types) the platform's customers hold accounts in, by the counts and the deltas not written yet. */

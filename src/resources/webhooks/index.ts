@@ -1,6 +1,7 @@
 import { registerTriggerProducer, startWebhookDelivery, webhookDelivery } from '../../events/index.js';
 import type { Area } from '../area.js';
 import { platformService } from '../../tenancy/index.js';
+import { recountEvents } from '../../store/outbox.js';
 import { handlers } from './routes.js';
 
 export { webhookControlRoutes } from './routes.js';
@@ -22,4 +23,6 @@ export const webhooksArea: Area = {
     startWebhookDelivery(ctx, { endpointOf: (platformId) => platforms.byId(platformId)?.config.webhookEndpoint });
   },
   resetPlatform: (ctx, platform) => webhookDelivery(ctx).repo.removePlatform(platform.id),
+  // A snapshot import puts a platform's events back as rows, which the outbox did not count.
+  derived: { columns: {}, refill: (ctx, platformId) => recountEvents(ctx.counts, platformId) },
 };

@@ -8,20 +8,37 @@ import { resetPlatformData } from '../../src/control/reset.js';
 import { exportSnapshot, importSnapshot } from '../../src/control/snapshot.js';
 import { internalAccountRepo } from '../../src/resources/internal-accounts/service.js';
 import { platformService } from '../../src/tenancy/index.js';
+import { customerRepo } from '../../src/resources/customers/service.js';
+import { webhookDelivery } from '../../src/events/index.js';
 import { Api, individual } from '../helpers/sandbox.js';
 
-// internal-accounts-perf-004: the accounts' counts are written by the repo, a transaction's deltas
-// summed by bucket just before it commits (DeferredCounts), not by an insert trigger a row. The
-// counts must equal the rows at every commit, whatever fails or is deleted in between, and a list
-// read before the commit must count what it sees.
+// Counts written by their writer, a transaction's deltas summed by bucket just before it commits
+// (DeferredCounts), not by an insert trigger a row: internal accounts (internal-accounts-perf-004),
+// customers (customers-perf-006) and events (outbox-perf-004). The counts must equal the rows at
+// every commit, whatever fails or is deleted in between, and a list read before the commit must
+// count what it sees.
 
-const COUNTS = `SELECT platform, platform_owned, currency, type, n FROM internal_account_counts WHERE n <> 0 ORDER BY 1, 2, 3, 4`;
-const RECOUNT = `SELECT platform, customer_id IS NULL, currency,
-  CASE currency WHEN 'USDB' THEN 'EMBEDDED_WALLET' WHEN 'USDC' THEN 'INTERNAL_CRYPTO' WHEN 'BTC' THEN 'INTERNAL_CRYPTO' WHEN 'USDT' THEN 'INTERNAL_CRYPTO' ELSE 'INTERNAL_FIAT' END, COUNT(*)
-  FROM internal_accounts GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`;
+const ACCOUNT_TYPE = "CASE currency WHEN 'USDB' THEN 'EMBEDDED_WALLET' WHEN 'USDC' THEN 'INTERNAL_CRYPTO' WHEN 'BTC' THEN 'INTERNAL_CRYPTO' WHEN 'USDT' THEN 'INTERNAL_CRYPTO' ELSE 'INTERNAL_FIAT' END";
+/** Each maintained count as kept, and as its rows count it. */
+const TABLES = [
+  {
+    counts: 'SELECT platform, platform_owned, currency, type, n FROM internal_account_counts WHERE n <> 0 ORDER BY 1, 2, 3, 4',
+    rows: `SELECT platform, customer_id IS NULL, currency, ${ACCOUNT_TYPE}, COUNT(*) FROM internal_accounts GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`,
+  },
+  {
+    counts: 'SELECT platform_id, customer_type, is_deleted, n FROM customer_counts WHERE n <> 0 ORDER BY 1, 2, 3',
+    rows: 'SELECT platform_id, customer_type, is_deleted, COUNT(*) FROM customers GROUP BY 1, 2, 3 ORDER BY 1, 2, 3',
+  },
+  {
+    counts: 'SELECT platform_id, type, delivery_state, n FROM event_counts WHERE n <> 0 ORDER BY 1, 2, 3',
+    rows: 'SELECT platform_id, type, delivery_state, COUNT(*) FROM events GROUP BY 1, 2, 3 ORDER BY 1, 2, 3',
+  },
+];
 
-const counted = (sandbox: RunningSandbox) => sandbox.context.db.prepare(COUNTS).raw().all();
-const recounted = (sandbox: RunningSandbox) => sandbox.context.db.prepare(RECOUNT).raw().all() as [number, number, string, string, number][];
+const counted = (sandbox: RunningSandbox) => TABLES.map(({ counts }) => sandbox.context.db.prepare(counts).raw().all());
+const recounted = (sandbox: RunningSandbox) => TABLES.map(({ rows }) => sandbox.context.db.prepare(rows).raw().all());
+/** The internal accounts' rows by bucket (platform, platform-owned, currency, type, n). */
+const accountRows = (sandbox: RunningSandbox) => recounted(sandbox)[0] as [number, number, string, string, number][];
 
 async function fileSandbox(run: (sandbox: RunningSandbox) => Promise<void>): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'service-sandbox-counts-'));
@@ -34,7 +51,7 @@ async function fileSandbox(run: (sandbox: RunningSandbox) => Promise<void>): Pro
   }
 }
 
-describe('internal accounts: counts written once a commit', () => {
+describe('counts written once a commit: internal accounts, customers, events', () => {
   it('one group commit: the counts are the rows after creates, a failed savepoint, a create that fails as a whole and a platform reset, all in one transaction', async () => {
     await fileSandbox(async (sandbox) => {
       const ctx = sandbox.context;
@@ -73,10 +90,18 @@ describe('internal accounts: counts written once a commit', () => {
       expect(repo.count({ platformId: platform.id, customerOwned: true, type: 'INTERNAL_CRYPTO' })).toBe(rowsOf('INTERNAL_CRYPTO'));
       expect(repo.count({ platformId: platform.id, customerOwned: true, currency: 'GBP' })).toBe(2);
       expect(repo.page({ platformId: platform.id, customerOwned: true }, { afterKey: undefined, take: 1000 }).length).toBe(owned.get());
+      const rows = (sql: string) => ctx.db.prepare(sql).pluck().get(platform.id) as number;
+      const customers = customerRepo(ctx);
+      expect(customers.count({ platformId: platform.id, includeDeleted: true })).toBe(rows('SELECT COUNT(*) FROM customers WHERE platform_id = ?'));
+      expect(customers.count({ platformId: platform.id, customerType: 'INDIVIDUAL', includeDeleted: false })).toBe(rows("SELECT COUNT(*) FROM customers WHERE platform_id = ? AND customer_type = 'INDIVIDUAL' AND is_deleted = 0"));
+      const events = webhookDelivery(ctx).repo;
+      expect(events.count({ platformId: platform.id })).toBe(rows('SELECT COUNT(*) FROM events WHERE platform_id = ?'));
+      expect(events.count({ platformId: platform.id, type: 'CUSTOMER.KYC_APPROVED' })).toBe(rows("SELECT COUNT(*) FROM events WHERE platform_id = ? AND type = 'CUSTOMER.KYC_APPROVED'"));
+      expect(events.count({ platformId: platform.id, type: 'CUSTOMER.KYC_APPROVED' })).toBeGreaterThan(0);
       ctx.commitNow();
       expect(counted(sandbox)).toEqual(recounted(sandbox));
       expect(ctx.db.prepare("SELECT COUNT(*) FROM internal_accounts WHERE currency IN ('MXN', 'BTC', 'USDC') AND customer_id IS NOT NULL").pluck().get()).toBe(
-        recounted(sandbox).filter((row) => row[1] === 0 && ['MXN', 'BTC', 'USDC'].includes(row[2] as string)).reduce((sum, row) => sum + (row[4] as number), 0),
+        accountRows(sandbox).filter((row) => row[1] === 0 && ['MXN', 'BTC', 'USDC'].includes(row[2])).reduce((sum, row) => sum + row[4], 0),
       );
 
       // Creates and then a reset of the platform in the same group: the deleted accounts count 0.
@@ -96,7 +121,7 @@ describe('internal accounts: counts written once a commit', () => {
       importSnapshot(ctx, areas, platformService(ctx).list()[0]!, snapshot);
       ctx.commitNow();
       expect(counted(sandbox)).toEqual(recounted(sandbox));
-      expect(recounted(sandbox).some((row) => row[2] === 'MXN' && row[1] === 0)).toBe(false);
+      expect(accountRows(sandbox).some((row) => row[2] === 'MXN' && row[1] === 0)).toBe(false);
 
       // A group whose first transaction fails is rolled back whole, deltas too.
       expect(() =>
@@ -117,7 +142,13 @@ describe('internal accounts: counts written once a commit', () => {
       const creates: Promise<{ status: number }>[] = [];
       for (let i = 0; i < 12; i += 1) {
         creates.push(api.post('/customers', individual(i % 2 ? ['USD', 'EUR', 'USDC'] : [])));
-        lists.push(api.get('/customers/internal-accounts?limit=100'), api.get('/customers/internal-accounts?type=INTERNAL_CRYPTO&limit=100'));
+        lists.push(
+          api.get('/customers/internal-accounts?limit=100'),
+          api.get('/customers/internal-accounts?type=INTERNAL_CRYPTO&limit=100'),
+          api.get('/customers?limit=100'),
+          api.get('/_sandbox/webhooks/deliveries?limit=100'),
+          api.get('/_sandbox/webhooks/deliveries?type=CUSTOMER.KYC_APPROVED&status=NO_ENDPOINT&limit=100'),
+        );
       }
       for (const res of await Promise.all(creates)) expect(res.status).toBe(201);
       for (const res of await Promise.all(lists)) {
@@ -128,6 +159,11 @@ describe('internal accounts: counts written once a commit', () => {
       const all = (await api.get('/customers/internal-accounts?limit=100')).body;
       expect(all.totalCount).toBe(all.data.length);
       expect(all.totalCount).toBe(6 * 3 + 6 * 11);
+      const listed = (await api.get('/customers?limit=100')).body;
+      expect(listed.totalCount).toBe(12);
+      const delivered = (await api.get('/_sandbox/webhooks/deliveries?type=CUSTOMER.KYC_APPROVED&limit=100')).body;
+      expect(delivered.totalCount).toBe(12);
+      expect(delivered.data.length).toBe(12);
     });
   });
 
