@@ -73,6 +73,8 @@ export interface MergedPage {
   arms: readonly Where[];
   afterKey: string | number | undefined;
   take: number;
+  /** Ascending (the default) or descending `key`; each range is read in that order. */
+  order?: 'asc' | 'desc';
 }
 
 /**
@@ -129,20 +131,22 @@ export class ListQueries {
 
   /**
    * The values of one expression over a page read from several ranges of one index, merged in
-   * key order (ascending): a filter that stands for a few keys of an index (an account type for
-   * its currencies, no filter for every currency) reads one range per key. SQLite merges the
-   * arms of a compound SELECT that each come in key order (`MERGE (UNION ALL)`, no sort), each
-   * arm stopping after `take` rows; a page reads about `take` rows and one seek per arm.
+   * key order (ascending unless `order` says otherwise): a filter that stands for a few keys of an
+   * index (an account type for its currencies, no filter for every currency) reads one range per
+   * key. SQLite merges the arms of a compound SELECT that each come in key order (`MERGE (UNION
+   * ALL)`, no sort), each arm stopping after `take` rows; a page reads about `take` rows and one
+   * seek per arm.
    */
-  mergedPageWith<Value>(expression: string, { table, key, index, arms, afterKey, take }: MergedPage): Value[] {
+  mergedPageWith<Value>(expression: string, { table, key, index, arms, afterKey, take, order = 'asc' }: MergedPage): Value[] {
     if (arms.length === 0) return [];
     const params: unknown[] = [];
+    const after = afterKey === undefined ? '' : ` AND ${key} ${order === 'asc' ? '>' : '<'} ?`;
     const selects = arms.map((where) => {
       params.push(...where.params);
       if (afterKey !== undefined) params.push(afterKey);
-      return `SELECT ${expression}, (${key}) FROM ${table} INDEXED BY ${index} WHERE ${where.sql}${afterKey === undefined ? '' : ` AND ${key} > ?`}`;
+      return `SELECT ${expression}, (${key}) FROM ${table} INDEXED BY ${index} WHERE ${where.sql}${after}`;
     });
-    const sql = `${selects.join(' UNION ALL ')} ORDER BY 2 LIMIT ${limitLiteral(take)}`;
+    const sql = `${selects.join(' UNION ALL ')} ORDER BY 2${order === 'asc' ? '' : ' DESC'} LIMIT ${limitLiteral(take)}`;
     return (this.statement(sql).raw().all(...params) as unknown[][]).map((row) => row[0] as Value);
   }
 

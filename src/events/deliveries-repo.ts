@@ -1,7 +1,7 @@
 import { ListQueries, uuidv7Floor, Where } from '../core/list-query.js';
 import type { Db } from '../store/db.js';
 import type { DeferredCounts } from '../store/deferred-counts.js';
-import { EVENT_COUNTS, EVENT_PLATFORM_KEY, type EventRow } from '../store/outbox.js';
+import { DELIVERY_STATES, EVENT_COUNTS, EVENT_PLATFORM_KEY, EVENT_STATE_INDEX, eventStateRanges, type EventRow } from '../store/outbox.js';
 
 /**
  * Delivery state of an event (the `events.delivery_state` column):
@@ -10,7 +10,7 @@ import { EVENT_COUNTS, EVENT_PLATFORM_KEY, type EventRow } from '../store/outbox
  * DELIVERED, FAILED (every attempt of the round failed), NO_ENDPOINT (the platform had no
  * webhook endpoint when the event came up; `replay` sends it once one is set).
  */
-export type DeliveryState = 'PENDING' | 'SENDING' | 'RETRYING' | 'DELIVERED' | 'FAILED' | 'NO_ENDPOINT';
+export type DeliveryState = (typeof DELIVERY_STATES)[number];
 
 /** An event with its delivery state, as the delivery worker reads it. */
 export interface DeliveryRow extends EventRow {
@@ -169,7 +169,15 @@ export class DeliveriesRepo {
   list(filter: DeliveryFilter, beforeId: string | undefined, take: number): DeliveryRow[] {
     // Ids are made in append order, as seq is: the events before an id are those before the first seq at or after it.
     const afterKey = beforeId === undefined ? undefined : this.seqAtOrAfter(beforeId);
-    return this.lists.page<DeliveryRow>({ table: 'events', key: 'seq', where: this.whereOf(filter), index: indexFor(filter), order: 'desc', afterKey, take });
+    const index = indexFor(filter);
+    if (index === undefined) return this.lists.mergedPage<DeliveryRow>({ table: 'events', key: 'seq', index: EVENT_STATE_INDEX, arms: this.stateRanges(filter), order: 'desc', afterKey, take });
+    return this.lists.page<DeliveryRow>({ table: 'events', key: 'seq', where: this.whereOf(filter), index, order: 'desc', afterKey, take });
+  }
+
+  /** A filter with no type, resource or state: the platform's delivery-state ranges, each with the filter's other conditions. */
+  private stateRanges(filter: DeliveryFilter): Where[] {
+    const since = this.sinceOf(filter);
+    return eventStateRanges(filter.platformId, (where) => narrowed(where, since));
   }
 
   /** The seq of the first event whose id is at or after `id` (past the newest: one more than any). */
@@ -184,10 +192,14 @@ export class DeliveriesRepo {
       .eq('platform_id', filter.platformId)
       .eq('resource_id', filter.resourceId)
       .eq('type', filter.type)
-      .eq('delivery_state', filter.state)
-      .cmp('created_at', '>=', filter.since);
-    if (filter.since !== undefined) where.cmp('seq', '>=', this.seqAtOrAfter(`Webhook:${uuidv7Floor(Date.parse(filter.since) - ID_TIME_SLACK_MS)}`));
-    return where;
+      .eq('delivery_state', filter.state);
+    return narrowed(where, this.sinceOf(filter));
+  }
+
+  /** `since` as a creation time and the seq its id floor implies (the first event that can be as new). */
+  private sinceOf(filter: DeliveryFilter): Since | undefined {
+    if (filter.since === undefined) return undefined;
+    return { at: filter.since, fromSeq: this.seqAtOrAfter(`Webhook:${uuidv7Floor(Date.parse(filter.since) - ID_TIME_SLACK_MS)}`) };
   }
 
   /**
@@ -200,7 +212,9 @@ export class DeliveriesRepo {
       const held = this.counts.held(EVENT_COUNTS, ([platform, type, state]) => platform === filter.platformId && (filter.type === undefined || type === filter.type) && (filter.state === undefined || state === filter.state));
       return this.lists.maintained('event_counts', new Where().eq('platform_id', filter.platformId).eq('type', filter.type).eq('delivery_state', filter.state)) + held;
     }
-    return this.lists.countUpTo('events', this.whereOf(filter), indexFor(filter));
+    const index = indexFor(filter);
+    if (index === undefined) return this.lists.mergedCountUpTo('events', EVENT_STATE_INDEX, this.stateRanges(filter));
+    return this.lists.countUpTo('events', this.whereOf(filter), index);
   }
 
   /** Drops a platform's attempt log (sandbox reset; the outbox drops its events). */
@@ -215,12 +229,26 @@ export class DeliveriesRepo {
  */
 const ID_TIME_SLACK_MS = 60 * 60 * 1000;
 
-/** The index whose leading equality serves the filter (every one ends in seq, the row id and sort key). */
-function indexFor(filter: DeliveryFilter): string {
+/** A `since` filter: the creation time, and the seq range it implies. */
+interface Since {
+  at: string;
+  fromSeq: number;
+}
+
+/** `since` on a WHERE: the creation time decides; the seq range lets the index skip what is older. */
+function narrowed(where: Where, since: Since | undefined): Where {
+  return since === undefined ? where : where.cmp('created_at', '>=', since.at).cmp('seq', '>=', since.fromSeq);
+}
+
+/**
+ * The index whose leading equality serves the filter (every one ends in seq, the row id and sort
+ * key); undefined for none of them: the platform's delivery-state ranges of the state index, merged.
+ */
+function indexFor(filter: DeliveryFilter): string | undefined {
   if (filter.resourceId !== undefined) return 'events_list_resource';
   if (filter.type !== undefined) return 'events_list_type';
-  if (filter.state !== undefined) return 'events_list_state';
-  return 'events_list_platform';
+  if (filter.state !== undefined) return EVENT_STATE_INDEX;
+  return undefined;
 }
 
 

@@ -1,11 +1,20 @@
 import type { Clock } from '../core/clock.js';
 import type { IdGenerator } from '../core/ids.js';
-import { maintainedCountDdl, recountPlatformSql, writerCountedTriggers } from '../core/list-query.js';
+import { ListQueries, maintainedCountDdl, recountPlatformSql, Where, writerCountedTriggers } from '../core/list-query.js';
 import type { Db, Migration } from './db.js';
 import type { CountTable, DeferredCounts } from './deferred-counts.js';
 
 /** The platform's key in the events list indexes (outbox-perf-003), written as there (an expression index serves the same expression only). */
 export const EVENT_PLATFORM_KEY = 'substr(platform_id, -8)';
+
+/**
+ * Every delivery state of an event (the `events.delivery_state` column; webhook delivery says
+ * what each means): the ranges of the state index that together hold a platform's events.
+ */
+export const DELIVERY_STATES = ['PENDING', 'SENDING', 'RETRYING', 'DELIVERED', 'FAILED', 'NO_ENDPOINT'] as const;
+
+/** The index of a platform's events by delivery state (outbox-perf-003), each range in seq order. */
+export const EVENT_STATE_INDEX = 'events_list_state';
 
 /** The buckets of `event_counts` after the platform id, as its triggers and `DeferredCounts` write them. */
 const EVENT_COUNT_COLUMNS = ['type', 'delivery_state'];
@@ -113,7 +122,20 @@ export const outboxMigrations: Migration[] = [
     id: 'outbox-perf-004',
     sql: writerCountedTriggers('events', 'event_counts', EVENT_COUNT_COLUMNS),
   },
+  {
+    // Issue 26: a platform's events are the ranges of its delivery states in the state index;
+    // the lists with no type, resource or state filter, and the newest event's seq, read those
+    // ranges merged in seq order (ListQueries.mergedPageWith) instead of an index of their own.
+    // Each event insert updates one index fewer.
+    id: 'outbox-perf-005',
+    sql: 'DROP INDEX events_list_platform;',
+  },
 ];
+
+/** One WHERE per delivery state: the platform's events, as the ranges of the state index (`EVENT_STATE_INDEX`) that hold them. */
+export function eventStateRanges(platformId: string, extra: (where: Where) => Where = (where) => where): Where[] {
+  return DELIVERY_STATES.map((state) => extra(new Where().eq(EVENT_PLATFORM_KEY, platformId.slice(-8)).eq('delivery_state', state).eq('platform_id', platformId)));
+}
 
 /** Counts a platform's events again after a snapshot import restored them (no trigger counts a restored row). */
 export function recountEvents(counts: DeferredCounts, platformId: string): void {
@@ -155,10 +177,9 @@ const toEvent = (row: EventRow): OutboxEvent => ({
 /** Appends to and reads from the outbox. */
 export class Outbox {
   private readonly insertStmt;
-  private readonly listStmt;
   private readonly latestStmt;
   private readonly removePlatformStmt;
-  private readonly latestSeqStmt;
+  private readonly lists;
   private readonly listeners = new Set<(event: OutboxEvent) => void>();
   /** The delivery state a new event starts in; delivery sets it (`NO_ENDPOINT` when the platform has none). */
   private initialDeliveryState: (platformId: string) => string = () => 'PENDING';
@@ -175,18 +196,17 @@ export class Outbox {
     this.insertStmt = db.prepare(
       'INSERT INTO events (id, platform_id, type, resource_id, data, created_at, delivery_state) VALUES (?, ?, ?, ?, ?, ?, ?)',
     );
-    // Tails by seq (the primary key) from `afterSeq`: the recent events of every platform, the platform's kept.
-    this.listStmt = db.prepare(`SELECT * FROM events WHERE ${EVENT_PLATFORM_KEY} = substr(@platform, -8) AND platform_id = @platform AND seq > @after ORDER BY seq LIMIT @limit`);
     this.latestStmt = db.prepare(
       `SELECT * FROM events INDEXED BY events_list_resource WHERE ${EVENT_PLATFORM_KEY} = substr(@platform, -8) AND platform_id = @platform AND resource_id = @resource AND type = @type ORDER BY seq DESC LIMIT 1`,
     );
     this.removePlatformStmt = db.prepare(`DELETE FROM events WHERE ${EVENT_PLATFORM_KEY} = substr(@platform, -8) AND platform_id = @platform`);
-    this.latestSeqStmt = db.prepare(`SELECT seq FROM events INDEXED BY events_list_platform WHERE ${EVENT_PLATFORM_KEY} = substr(@platform, -8) AND platform_id = @platform ORDER BY seq DESC LIMIT 1`);
+    this.lists = new ListQueries(db);
   }
 
-  /** The sequence number of a platform's newest event (0 when it has none). */
+  /** The sequence number of a platform's newest event (0 when it has none): the newest of its delivery states' ranges. */
   latestSeq(platformId: string): number {
-    return (this.latestSeqStmt.get({ platform: platformId }) as { seq: number } | undefined)?.seq ?? 0;
+    const [seq] = this.lists.mergedPageWith<number>('seq', { table: 'events', key: 'seq', index: EVENT_STATE_INDEX, arms: eventStateRanges(platformId), afterKey: undefined, take: 1, order: 'desc' });
+    return seq ?? 0;
   }
 
   /** Records an event; call it inside the transaction of the state change. `json`: the data as JSON text, when the caller has it already. */
@@ -203,7 +223,8 @@ export class Outbox {
 
   /** Events of a platform after `afterSeq`, oldest first. */
   list(platformId: string, afterSeq = 0, limit = 100): OutboxEvent[] {
-    return (this.listStmt.all({ platform: platformId, after: afterSeq, limit }) as EventRow[]).map(toEvent);
+    // The platform's delivery-state ranges from `afterSeq` on, merged in seq order: another platform's events are never read.
+    return this.lists.mergedPage<EventRow>({ table: 'events', key: 'seq', index: EVENT_STATE_INDEX, arms: eventStateRanges(platformId), afterKey: afterSeq, take: limit }).map(toEvent);
   }
 
   /** The latest event of a type for a resource, if any. */

@@ -1,7 +1,6 @@
-import { registerTriggerProducer, startWebhookDelivery, webhookDelivery } from '../../events/index.js';
+import { recountEvents, registerTriggerProducer, startWebhookDelivery, webhookDelivery } from '../../events/index.js';
 import type { Area } from '../area.js';
 import { platformService } from '../../tenancy/index.js';
-import { recountEvents } from '../../store/outbox.js';
 import { handlers } from './routes.js';
 
 export { webhookControlRoutes } from './routes.js';

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { paginationQuery } from '../../core/pagination.js';
-import { webhookTypeNames } from '../../events/index.js';
+import { DELIVERY_STATES, webhookTypeNames } from '../../events/index.js';
 
 const eventType = z.enum(webhookTypeNames as [string, ...string[]], { error: 'an event type of the contract, such as CUSTOMER.KYC_APPROVED or TEST' });
 
@@ -10,7 +10,7 @@ export const deliveriesQuery = z.object({
   type: eventType.optional(),
   resourceId: z.string().min(1).max(255).optional(),
   since: z.iso.datetime({ offset: true, error: 'an ISO 8601 date-time such as 2025-10-13T09:00:00Z' }).optional(),
-  status: z.enum(['PENDING', 'SENDING', 'RETRYING', 'DELIVERED', 'FAILED', 'NO_ENDPOINT']).optional(),
+  status: z.enum(DELIVERY_STATES).optional(),
 });
 
 /** Body of `POST /_sandbox/webhooks/trigger`. */
