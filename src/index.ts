@@ -123,9 +123,9 @@ export function createApp(ctx: SandboxContext, areaList: readonly Area[]): Hono<
  * has run before the next request is served, whatever the turn of its timer.
  */
 function runJobsDueOnStillClock(ctx: SandboxContext): MiddlewareHandler<AppEnv> {
-  return async (_c, next) => {
+  return (_c, next) => {
     if (ctx.clock.still) ctx.scheduler.runDueNow();
-    await next();
+    return next();
   };
 }
 

@@ -35,7 +35,9 @@ export const basicAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
   const request = { method: c.req.method, path: apiPathOf(c.req.path) };
   let principal: PlatformPrincipal | undefined;
   for (const scheme of schemes) {
-    principal = await scheme.authenticate(ctx, credentials, request);
+    // Credentials verified before are known at once: no promise to wait for (issue 26).
+    const known = scheme.authenticate(ctx, credentials, request);
+    principal = known instanceof Promise ? await known : known;
     if (principal) break;
   }
   if (!principal) {

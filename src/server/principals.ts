@@ -32,9 +32,10 @@ export interface BasicScheme {
   /**
    * The principal of these credentials, or undefined when they are not valid credentials of this
    * scheme. May throw an ApiError of its own (an API token without the permission the request needs
-   * is 403). `request.path` is relative to the API base (`/customers`).
+   * is 403). `request.path` is relative to the API base (`/customers`). Answers at once when it
+   * can (credentials it verified before), else a promise.
    */
-  authenticate(ctx: SandboxContext, credentials: BasicCredentials, request: { method: string; path: string }): Promise<PlatformPrincipal | undefined>;
+  authenticate(ctx: SandboxContext, credentials: BasicCredentials, request: { method: string; path: string }): PlatformPrincipal | undefined | Promise<PlatformPrincipal | undefined>;
   /** Whether this client id is one of this scheme's: an id no scheme knows costs a decoy scrypt, so a 401 does not tell which ids exist. */
   knows(ctx: SandboxContext, clientId: string): boolean;
 }

@@ -102,7 +102,8 @@ export class PlatformService {
   async authenticate(clientId: string, clientSecret: string): Promise<Platform | undefined> {
     const entry = this.entryOf(clientId);
     if (!entry) return undefined;
-    if (this.verified.has(clientId, clientSecret, entry.stored)) return entry.platform;
+    const known = this.verifiedPlatform(clientId, clientSecret);
+    if (known) return known;
     if (!(await verifySecret(clientSecret, entry.stored))) return undefined;
     let stored = entry.stored;
     if (needsRehash(stored)) {
@@ -116,6 +117,16 @@ export class PlatformService {
     if (!current || current.stored !== stored) return current ? this.authenticate(clientId, clientSecret) : undefined;
     this.verified.remember(clientId, clientSecret, stored);
     return current.platform;
+  }
+
+  /**
+   * The platform of credentials verified before (the in-memory record `authenticate` keeps: a
+   * SHA-256 and a constant-time compare), at once; undefined when they were not (or not lately):
+   * `authenticate` decides then.
+   */
+  verifiedPlatform(clientId: string, clientSecret: string): Platform | undefined {
+    const entry = this.entryOf(clientId);
+    return entry && this.verified.has(clientId, clientSecret, entry.stored) ? entry.platform : undefined;
   }
 
   /** The platform with this client id (no credential check: for internal lookups and tests). */

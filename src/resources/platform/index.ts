@@ -17,9 +17,11 @@ export const platformArea: Area = {
  * (registered by the composition root).
  */
 export const platformCredentialsScheme: BasicScheme = {
-  authenticate: async (ctx, { clientId, clientSecret }) => {
-    const platform = await platformService(ctx).authenticate(clientId, clientSecret);
-    return platform && { platform };
+  authenticate: (ctx, { clientId, clientSecret }) => {
+    const platforms = platformService(ctx);
+    const verified = platforms.verifiedPlatform(clientId, clientSecret);
+    if (verified) return { platform: verified };
+    return platforms.authenticate(clientId, clientSecret).then((platform) => platform && { platform });
   },
   knows: (ctx, clientId) => platformService(ctx).byClientId(clientId) !== undefined,
 };
