@@ -212,13 +212,31 @@ export function maintainedCountDdl(table: string, counts: string, columns: reado
 }
 
 /**
- * The triggers of a maintained count (`maintainedCountDdl`) whose rows are counted by the writer
- * instead (`DeferredCounts`, which holds a transaction's deltas and writes them before it
- * commits): no insert trigger, and the delete and update triggers add their -1 (and +1) as
- * upserts, so a bucket whose deltas are still held gets its row either way and the changes add
- * up in any order (a row created and deleted in one transaction counts 0, not 1).
+ * A maintained count (`maintainedCountDdl`) whose new rows its writer counts (`DeferredCounts`):
+ * the table counted, its count table, the bucket columns after the platform's, and the platform's
+ * column (`platform_id` unless given). The one description its triggers, its recount and the
+ * writer's upserts are made from.
  */
-export function writerCountedTriggers(table: string, counts: string, columns: readonly CountColumn[], platformColumn = 'platform_id'): string {
+export interface WriterCount {
+  source: string;
+  table: string;
+  columns: readonly CountColumn[];
+  platformColumn?: string;
+}
+
+/** The key columns of a writer-kept count table, the platform's first, in the order of a bucket's values. */
+export function countKeys(count: WriterCount): string[] {
+  return countSql(count.table, count.columns, count.platformColumn ?? 'platform_id').keys;
+}
+
+/**
+ * The triggers of a maintained count whose rows are counted by the writer instead
+ * (`DeferredCounts`, which holds a transaction's deltas and writes them before it commits): no
+ * insert trigger, and the delete and update triggers add their -1 (and +1) as upserts, so a
+ * bucket whose deltas are still held gets its row either way and the changes add up in any order
+ * (a row created and deleted in one transaction counts 0, not 1).
+ */
+export function writerCountedTriggers({ source: table, table: counts, columns, platformColumn = 'platform_id' }: WriterCount): string {
   const { add, watched, changed } = countSql(counts, columns, platformColumn);
   return `DROP TRIGGER IF EXISTS ${counts}_insert;
     DROP TRIGGER IF EXISTS ${counts}_delete;
@@ -232,7 +250,7 @@ export function writerCountedTriggers(table: string, counts: string, columns: re
  * deleted, then filled from the rows), the platform bound to each as `?`: the buckets are the
  * triggers' own (`maintainedCountDdl`).
  */
-export function recountPlatformSql(table: string, counts: string, columns: readonly CountColumn[], platformColumn = 'platform_id'): [remove: string, fill: string] {
+export function recountPlatformSql({ source: table, table: counts, columns, platformColumn = 'platform_id' }: WriterCount): [remove: string, fill: string] {
   const { keys, bucket } = countSql(counts, columns, platformColumn);
   return [
     `DELETE FROM ${counts} WHERE ${platformColumn} = ?`,

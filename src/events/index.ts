@@ -1,7 +1,7 @@
 import type { SandboxContext } from '../store/context.js';
 import { WebhookDelivery, type DeliveryOptions } from './delivery.js';
 
-export { DELIVERY_STATES, Outbox, outboxMigrations, recountEvents, type OutboxEvent } from '../store/outbox.js';
+export { DELIVERY_STATES, EVENT_COUNTS, Outbox, outboxMigrations, type OutboxEvent } from '../store/outbox.js';
 export { WebhookDelivery, envelopeOf, RETRY_JOB_KIND, type AttemptResult, type DeliveryActivity, type DeliveryOptions, type ForwardOutcome, type ListenSession } from './delivery.js';
 export { DeliveriesRepo, type AttemptRow, type DeliveryRow, type DeliveryState, type DeliveryFilter } from './deliveries-repo.js';
 export { WebhookSigner, SIGNATURE_HEADER, SIGNATURE_HEADERS, signatureHeadersOf } from './signing.js';

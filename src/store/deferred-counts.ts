@@ -1,12 +1,6 @@
 import type { Statement } from 'better-sqlite3';
+import { countKeys, recountPlatformSql, type WriterCount } from '../core/list-query.js';
 import type { Db } from './db.js';
-
-/** A maintained count table: its key columns and its count column `n` (see `maintainedCountDdl`). */
-export interface CountTable {
-  table: string;
-  /** The key columns, in the order `add` takes their values. */
-  columns: readonly string[];
-}
 
 type Key = readonly (string | number)[];
 
@@ -22,10 +16,10 @@ type Key = readonly (string | number)[];
  */
 export class DeferredCounts {
   /** The held deltas summed by table and bucket. */
-  private readonly buckets = new Map<CountTable, Map<string, Bucket>>();
+  private readonly buckets = new Map<WriterCount, Map<string, Bucket>>();
   /** Each delta added, in order: a failed savepoint takes back those after its mark. */
   private readonly log: { bucket: Bucket; delta: number }[] = [];
-  private readonly upserts = new Map<CountTable, Statement<unknown[]>>();
+  private readonly upserts = new Map<WriterCount, Statement<unknown[]>>();
   /** How deep the context's transaction calls are nested: deltas wait only inside one. */
   depth = 0;
   /**
@@ -38,7 +32,7 @@ export class DeferredCounts {
   constructor(private readonly db: Db) {}
 
   /** Adds `delta` to the bucket `key` of `table`: held until the transaction commits, or written now outside one. */
-  add(table: CountTable, key: Key, delta: number): void {
+  add(table: WriterCount, key: Key, delta: number): void {
     if (!this.managed || this.depth === 0 || !this.db.inTransaction) {
       this.write(table, key, delta);
       return;
@@ -80,13 +74,13 @@ export class DeferredCounts {
   }
 
   /** The deltas of `table` not written yet, by bucket (a reader adds them to what it reads). */
-  pending(table: CountTable): readonly Bucket[] {
+  pending(table: WriterCount): readonly Bucket[] {
     const buckets = this.buckets.get(table);
     return buckets ? [...buckets.values()].filter((bucket) => bucket.delta !== 0) : [];
   }
 
   /** The sum of the held deltas of `table` whose bucket `match` accepts (a reader of a count adds it to what it read). */
-  held(table: CountTable, match: (key: Key) => boolean): number {
+  held(table: WriterCount, match: (key: Key) => boolean): number {
     let sum = 0;
     const buckets = this.buckets.get(table);
     if (buckets) for (const { key, delta } of buckets.values()) if (delta !== 0 && match(key)) sum += delta;
@@ -94,23 +88,25 @@ export class DeferredCounts {
   }
 
   /**
-   * Counts a platform's rows again (`recountPlatformSql`: after a snapshot import put them back,
-   * which no trigger counts), less the deltas still held for it (rows made earlier in the
-   * transaction, which the import replaced): the transaction's commit adds those.
+   * Counts a platform's rows again (after a snapshot import put them back, which no trigger
+   * counts), less the deltas still held for it (rows made earlier in the transaction, which the
+   * import replaced): the transaction's commit adds those.
    */
-  recountPlatform(table: CountTable, [remove, fill]: readonly [string, string], platform: string | number): void {
+  recountPlatform(table: WriterCount, platform: string | number): void {
+    const [remove, fill] = recountPlatformSql(table);
     this.db.prepare(remove).run(platform);
     this.db.prepare(fill).run(platform);
     for (const { key, delta } of this.pending(table)) if (key[0] === platform) this.write(table, key, -delta);
   }
 
   /** Adds `delta` to the bucket's row now, whatever is held (a writer that sets counts itself corrects by the held deltas). */
-  write(table: CountTable, key: Key, delta: number): void {
+  write(table: WriterCount, key: Key, delta: number): void {
     let statement = this.upserts.get(table);
     if (!statement) {
-      const columns = table.columns.join(', ');
+      const keys = countKeys(table);
+      const columns = keys.join(', ');
       statement = this.db.prepare<unknown[]>(
-        `INSERT INTO ${table.table} (${columns}, n) VALUES (${table.columns.map(() => '?').join(', ')}, ?) ON CONFLICT (${columns}) DO UPDATE SET n = n + excluded.n`,
+        `INSERT INTO ${table.table} (${columns}, n) VALUES (${keys.map(() => '?').join(', ')}, ?) ON CONFLICT (${columns}) DO UPDATE SET n = n + excluded.n`,
       );
       this.upserts.set(table, statement);
     }

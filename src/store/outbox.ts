@@ -1,8 +1,8 @@
 import type { Clock } from '../core/clock.js';
 import type { IdGenerator } from '../core/ids.js';
-import { ListQueries, maintainedCountDdl, recountPlatformSql, Where, writerCountedTriggers } from '../core/list-query.js';
+import { ListQueries, maintainedCountDdl, Where, writerCountedTriggers, type WriterCount } from '../core/list-query.js';
 import type { Db, Migration } from './db.js';
-import type { CountTable, DeferredCounts } from './deferred-counts.js';
+import type { DeferredCounts } from './deferred-counts.js';
 
 /** The platform's key in the events list indexes (outbox-perf-003), written as there (an expression index serves the same expression only). */
 export const EVENT_PLATFORM_KEY = 'substr(platform_id, -8)';
@@ -16,11 +16,8 @@ export const DELIVERY_STATES = ['PENDING', 'SENDING', 'RETRYING', 'DELIVERED', '
 /** The index of a platform's events by delivery state (outbox-perf-003), each range in seq order. */
 export const EVENT_STATE_INDEX = 'events_list_state';
 
-/** The buckets of `event_counts` after the platform id, as its triggers and `DeferredCounts` write them. */
-const EVENT_COUNT_COLUMNS = ['type', 'delivery_state'];
-
-/** The events' maintained count (platform id, type, delivery state), as `DeferredCounts` writes it. */
-export const EVENT_COUNTS: CountTable = { table: 'event_counts', columns: ['platform_id', ...EVENT_COUNT_COLUMNS] };
+/** The events' maintained count (platform id, type, delivery state), kept by the outbox (`DeferredCounts`). */
+export const EVENT_COUNTS: WriterCount = { source: 'events', table: 'event_counts', columns: ['type', 'delivery_state'] };
 
 /**
  * The event outbox: areas append an event in the same transaction as the state change that
@@ -120,7 +117,7 @@ export const outboxMigrations: Migration[] = [
     // transaction's appends summed by bucket, instead of an upsert by a trigger once an event.
     // Delivery-state changes and deletions are still counted by triggers, as upserts.
     id: 'outbox-perf-004',
-    sql: writerCountedTriggers('events', 'event_counts', EVENT_COUNT_COLUMNS),
+    sql: writerCountedTriggers(EVENT_COUNTS),
   },
   {
     // Issue 26: a platform's events are the ranges of its delivery states in the state index;
@@ -137,10 +134,6 @@ export function eventStateRanges(platformId: string, extra: (where: Where) => Wh
   return DELIVERY_STATES.map((state) => extra(new Where().eq(EVENT_PLATFORM_KEY, platformId.slice(-8)).eq('delivery_state', state).eq('platform_id', platformId)));
 }
 
-/** Counts a platform's events again after a snapshot import restored them (no trigger counts a restored row). */
-export function recountEvents(counts: DeferredCounts, platformId: string): void {
-  counts.recountPlatform(EVENT_COUNTS, recountPlatformSql('events', 'event_counts', EVENT_COUNT_COLUMNS), platformId);
-}
 
 /** An event as recorded. `data` is the full resource as its GET returns it. */
 export interface OutboxEvent {

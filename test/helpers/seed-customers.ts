@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { recountCustomers } from '../../src/resources/customers/repo.js';
+import { CUSTOMER_COUNTS } from '../../src/resources/customers/repo.js';
 import { DeferredCounts } from '../../src/store/deferred-counts.js';
 
 /**
@@ -37,7 +37,7 @@ export function seedCustomers(file: string, count: number, clientId = 'sandbox-c
     const base = Date.now() - count - 60_000;
     const batch = db.transaction((from: number, to: number) => insert.run({ from, to, base, platform: platform.id }));
     for (let from = 0; from < count; from += 100_000) batch(from, Math.min(count, from + 100_000));
-    db.transaction(() => recountCustomers(new DeferredCounts(db), platform.id))();
+    db.transaction(() => new DeferredCounts(db).recountPlatform(CUSTOMER_COUNTS, platform.id))();
     db.pragma('wal_checkpoint(TRUNCATE)');
     return { platformId: platform.id, ms: performance.now() - started };
   } finally {

@@ -1,5 +1,5 @@
 import type { Area } from '../area.js';
-import { customerMigrations, customerPerfMigrations, customerShortKeyMigrations, customerKindIndexMigrations, customerCountMigrations, customerWireMigration, recountCustomers } from './repo.js';
+import { customerMigrations, customerPerfMigrations, customerShortKeyMigrations, customerKindIndexMigrations, customerCountMigrations, customerWireMigration, CUSTOMER_COUNTS } from './repo.js';
 import { customerSearchIndexMigrations, customerSearchMigrations, customerSearchPerfMigrations } from './search.js';
 import { handlers } from './routes.js';
 import { registerImportJobs, removePlatformImports } from './bulk.js';
@@ -41,7 +41,7 @@ export const customersArea: Area = {
     // A snapshot import puts a platform's customers back as rows: their wires written, and counted (no trigger counts a restored row).
     refill: (ctx, platformId) => {
       refillCustomerWires(ctx, platformId);
-      recountCustomers(ctx.counts, platformId);
+      ctx.counts.recountPlatform(CUSTOMER_COUNTS, platformId);
     },
   },
 };

@@ -1,5 +1,5 @@
-import { ListQueries, maintainedCountDdl, recountPlatformSql, uuidv7Floor, Where, writerCountedTriggers, type KeysetPage, type MergedPage } from '../../core/list-query.js';
-import type { CountTable, DeferredCounts } from '../../store/deferred-counts.js';
+import { ListQueries, maintainedCountDdl, uuidv7Floor, Where, writerCountedTriggers, type KeysetPage, type MergedPage, type WriterCount } from '../../core/list-query.js';
+import type { DeferredCounts } from '../../store/deferred-counts.js';
 import type { PageRequest } from '../../core/pagination.js';
 import type { Db, Migration } from '../../store/db.js';
 
@@ -136,11 +136,8 @@ export const customerKindIndexMigrations: Migration[] = [
   },
 ];
 
-/** The bucket columns of `customer_counts` after the platform id. */
-const COUNT_COLUMNS = ['customer_type', 'is_deleted'];
-
-/** The customers' maintained count (platform id, type, deletion), as `DeferredCounts` writes it. */
-export const CUSTOMER_COUNTS: CountTable = { table: 'customer_counts', columns: ['platform_id', ...COUNT_COLUMNS] };
+/** The customers' maintained count (platform id, type, deletion), kept by the repo (`DeferredCounts`). */
+export const CUSTOMER_COUNTS: WriterCount = { source: 'customers', table: 'customer_counts', columns: ['customer_type', 'is_deleted'] };
 
 /**
  * Issue 26: the counts of customers written by the repo once a commit (`DeferredCounts`), a
@@ -148,13 +145,8 @@ export const CUSTOMER_COUNTS: CountTable = { table: 'customer_counts', columns: 
  * Deletion and type changes are still counted by triggers, as upserts.
  */
 export const customerCountMigrations: Migration[] = [
-  { id: 'customers-perf-006', sql: writerCountedTriggers('customers', 'customer_counts', COUNT_COLUMNS) },
+  { id: 'customers-perf-006', sql: writerCountedTriggers(CUSTOMER_COUNTS) },
 ];
-
-/** Counts a platform's customers again after a snapshot import restored them (no trigger counts a restored row). */
-export function recountCustomers(counts: DeferredCounts, platformId: string): void {
-  counts.recountPlatform(CUSTOMER_COUNTS, recountPlatformSql('customers', 'customer_counts', COUNT_COLUMNS), platformId);
-}
 
 /** The index of customers by platform, type and deletion (customers-perf-005), each range in id order. */
 export const KIND_INDEX = 'customers_list_kind';

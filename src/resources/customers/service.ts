@@ -66,7 +66,6 @@ export interface CustomerRecord {
 
 /** The customers repo of a context (one per context). */
 export const customerRepo = perContext((ctx: SandboxContext) => new CustomerRepo(ctx.db, ctx.counts));
-const repoOf = customerRepo;
 
 const toRecord = (row: CustomerRow): CustomerRecord => ({
   id: row.id,
@@ -264,7 +263,7 @@ export function createCustomer(ctx: SandboxContext, platform: Platform, input: C
   if (errors.length) throw invalidInput('The customer is not valid.', errors);
   checkConsent(platform, endUserTermsConsent);
   if (umaAddress !== undefined) checkUmaAddress(umaAddress);
-  const repo = repoOf(ctx);
+  const repo = customerRepo(ctx);
   return ctx.tx(() => {
     const id = ctx.ids.next('Customer');
     const uuid = id.slice(id.indexOf(':') + 1);
@@ -315,14 +314,14 @@ export function createCustomer(ctx: SandboxContext, platform: Platform, input: C
 
 /** The active customer of a platform, or `404 USER_NOT_FOUND` (another platform's id and deleted customers included). */
 export function getCustomer(ctx: SandboxContext, platformId: string, customerId: string): CustomerRecord {
-  const row = repoOf(ctx).byId(platformId, customerId);
+  const row = customerRepo(ctx).byId(platformId, customerId);
   if (!row || row.is_deleted === 1) throw notFound(USER_NOT_FOUND, `No customer ${customerId} on this platform.`);
   return toRecord(row);
 }
 
 /** A customer of a platform including deleted ones (`GET /customers/{id}` shows `isDeleted`), or 404. */
 export function findCustomer(ctx: SandboxContext, platformId: string, customerId: string): CustomerRecord {
-  const row = repoOf(ctx).byId(platformId, customerId);
+  const row = customerRepo(ctx).byId(platformId, customerId);
   if (!row) throw notFound(USER_NOT_FOUND, `No customer ${customerId} on this platform.`);
   return toRecord(row);
 }
@@ -341,7 +340,7 @@ function timeOrderedName(uuid: string): string {
 
 /** The active customer of a platform whose `umaAddress` is this one (compared case-insensitively, as UMA addresses are), or undefined. */
 export function findCustomerByUmaAddress(ctx: SandboxContext, platformId: string, address: string): CustomerRecord | undefined {
-  const id = repoOf(ctx).activeIdByUmaAddressAnyCase(platformId, address);
+  const id = customerRepo(ctx).activeIdByUmaAddressAnyCase(platformId, address);
   return id === undefined ? undefined : getCustomer(ctx, platformId, id);
 }
 
@@ -365,7 +364,7 @@ export function updateCustomer(ctx: SandboxContext, platform: Platform, customer
     checkCurrencies(platform, currencies, errors);
     if (errors.length) throw invalidInput('The customer update is not valid.', errors);
     checkConsent(platform, endUserTermsConsent);
-    const repo = repoOf(ctx);
+    const repo = customerRepo(ctx);
     let uma = current.umaAddress;
     if (umaAddress !== undefined && umaAddress !== current.umaAddress) {
       checkUmaAddress(umaAddress);
@@ -399,7 +398,7 @@ export function deleteCustomer(ctx: SandboxContext, platform: Platform, customer
     const current = findCustomer(ctx, platform.id, customerId);
     if (current.isDeleted) throw new ApiError(410, 'CUSTOMER_DELETED', `Customer ${customerId} was already deleted.`);
     const record: CustomerRecord = { ...current, isDeleted: true, updatedAt: ctx.clock.iso() };
-    repoOf(ctx).update(toRow(record));
+    customerRepo(ctx).update(toRow(record));
     closeCustomerAccounts(ctx, platform.id, customerId);
     return record;
   });
@@ -421,7 +420,7 @@ export function listCustomersJson(ctx: SandboxContext, platform: Platform, query
     umaAddress: query.umaAddress,
     includeDeleted: query.isIncludingDeleted ?? false,
   };
-  const repo = repoOf(ctx);
+  const repo = customerRepo(ctx);
   const wires = (request: PageRequest): string[] => {
     const page = repo.pageWires(filter, request);
     // A row without its wire JSON (written by SQL outside the repo) is presented here.
@@ -440,7 +439,7 @@ export function setCustomerStatus(ctx: SandboxContext, platform: Platform, custo
     const current = getCustomer(ctx, platform.id, customerId);
     if (current.kycStatus === status) return current;
     const record: CustomerRecord = { ...current, kycStatus: status, updatedAt: ctx.clock.iso() };
-    repoOf(ctx).update(toRow(record));
+    customerRepo(ctx).update(toRow(record));
     const type = statusEventType(record.customerType, status);
     if (type) ctx.outbox.append(platform.id, type, record.id, presentCustomer(record));
     return record;
@@ -468,7 +467,7 @@ export function sendContactCode(ctx: SandboxContext, platform: Platform, custome
       throw new ApiError(409, ErrorCode.CONFLICT, `The ${channel} channel of customer ${customerId} is already VERIFIED.`);
     }
     const contact: ContactState = { ...current.contact, [`${channel}CodeSentAt`]: ctx.clock.iso() };
-    repoOf(ctx).update(toRow({ ...current, contact }));
+    customerRepo(ctx).update(toRow({ ...current, contact }));
   });
 }
 
@@ -489,7 +488,7 @@ export function confirmContactCode(ctx: SandboxContext, platform: Platform, cust
     }
     recordRule(ctx, platform.id, contactCodeRules.id(CONTACT_VERIFICATION_CODE));
     const record: CustomerRecord = { ...current, contact: { ...current.contact, [channel]: 'VERIFIED' }, updatedAt: ctx.clock.iso() };
-    repoOf(ctx).update(toRow(record));
+    customerRepo(ctx).update(toRow(record));
     return record;
   });
 }
@@ -523,17 +522,17 @@ export function enrollVerifiedPhone(ctx: SandboxContext, platform: Platform, cus
     const current = getCustomer(ctx, platform.id, customerId);
     const contact: ContactState | undefined = EU_COUNTRIES.has(current.region ?? '') ? { ...current.contact, phone: 'VERIFIED' } : current.contact;
     const record: CustomerRecord = { ...current, profile: { ...current.profile, phoneNumber }, contact, updatedAt: ctx.clock.iso() };
-    repoOf(ctx).update(toRow(record));
+    customerRepo(ctx).update(toRow(record));
     return record;
   });
 }
 
 /** Computes the stored wire JSON of every customer of a platform again (its rows were just restored from a snapshot). */
 export function refillCustomerWires(ctx: SandboxContext, platformId: string): void {
-  repoOf(ctx).refillWires(platformId, wireOfRow);
+  customerRepo(ctx).refillWires(platformId, wireOfRow);
 }
 
 /** Deletes every customer of a platform (sandbox reset). */
 export function removePlatformCustomers(ctx: SandboxContext, platformId: string): void {
-  repoOf(ctx).removePlatform(platformId);
+  customerRepo(ctx).removePlatform(platformId);
 }

@@ -1,5 +1,5 @@
-import { ListQueries, maintainedCountDdl, recountPlatformSql, Where, writerCountedTriggers, type CountColumn } from '../../core/list-query.js';
-import type { CountTable, DeferredCounts } from '../../store/deferred-counts.js';
+import { ListQueries, maintainedCountDdl, Where, writerCountedTriggers, type CountColumn, type WriterCount } from '../../core/list-query.js';
+import type { DeferredCounts } from '../../store/deferred-counts.js';
 import { platformKeySql } from '../../tenancy/index.js';
 import type { Statement } from 'better-sqlite3';
 import type { Db, Migration } from '../../store/db.js';
@@ -27,6 +27,9 @@ export function accountTypeOf(currency: string): InternalAccountType {
 
 /** The bucket columns of the accounts' maintained count (after the platform's row id). */
 const COUNT_COLUMNS: CountColumn[] = [['platform_owned', '{row}.customer_id IS NULL'], 'currency', ['type', typeOfSql('{row}.currency')]];
+
+/** The accounts' maintained count (platform row id, platform-owned, currency, type), kept by the repo (`DeferredCounts`). */
+export const ACCOUNT_COUNTS: WriterCount = { source: 'internal_accounts', table: 'internal_account_counts', columns: COUNT_COLUMNS, platformColumn: 'platform' };
 
 /** Internal accounts: the balances a customer (or the platform, `customer_id` null) holds with the service. */
 export const internalAccountMigrations: Migration[] = [
@@ -133,12 +136,10 @@ export const internalAccountMigrations: Migration[] = [
     // eleven count rows once, not ninety-nine times. No insert trigger; deletions and moves are
     // still counted by triggers, as upserts that add up with the held deltas in any order.
     id: 'internal-accounts-perf-004',
-    sql: writerCountedTriggers('internal_accounts', 'internal_account_counts', COUNT_COLUMNS, 'platform'),
+    sql: writerCountedTriggers(ACCOUNT_COUNTS),
   },
 ];
 
-/** The buckets of `internal_account_counts`, as `DeferredCounts` writes them (platform row id, platform-owned, currency, type). */
-export const ACCOUNT_COUNTS: CountTable = { table: 'internal_account_counts', columns: ['platform', 'platform_owned', 'currency', 'type'] };
 /**
  * The 16 bytes of the UUID of `<prefix><uuid>` (a lower-case UUID, as the id source makes them);
  * null for any other text (an id this sandbox never made matches no row).
@@ -207,7 +208,7 @@ export function refillInternalAccounts(db: Db, counts: DeferredCounts, platformI
   // less the deltas still held for the platform (accounts made earlier in the transaction, whose
   // rows the import replaced), which its commit will add.
   const platform = db.prepare(`SELECT ${platformKeySql('?')}`).pluck().get(platformId) as number;
-  counts.recountPlatform(ACCOUNT_COUNTS, recountPlatformSql('internal_accounts', 'internal_account_counts', COUNT_COLUMNS, 'platform'), platform);
+  counts.recountPlatform(ACCOUNT_COUNTS, platform);
 }
 
 /** An internal account as the service sees it (the stored row with its derived values filled in). */

@@ -1,4 +1,4 @@
-import { recountEvents, registerTriggerProducer, startWebhookDelivery, webhookDelivery } from '../../events/index.js';
+import { EVENT_COUNTS, registerTriggerProducer, startWebhookDelivery, webhookDelivery } from '../../events/index.js';
 import type { Area } from '../area.js';
 import { platformService } from '../../tenancy/index.js';
 import { handlers } from './routes.js';
@@ -23,5 +23,5 @@ export const webhooksArea: Area = {
   },
   resetPlatform: (ctx, platform) => webhookDelivery(ctx).repo.removePlatform(platform.id),
   // A snapshot import puts a platform's events back as rows, which the outbox did not count.
-  derived: { columns: {}, refill: (ctx, platformId) => recountEvents(ctx.counts, platformId) },
+  derived: { columns: {}, refill: (ctx, platformId) => ctx.counts.recountPlatform(EVENT_COUNTS, platformId) },
 };
