@@ -72,4 +72,86 @@ describe('group commit', () => {
     expect(ctx.db.inTransaction).toBe(false);
     await ctx.close();
   });
+
+  describe('a transaction that makes its checks first (checksFirst)', () => {
+    const count = (ctx: ReturnType<typeof context>['ctx']) => ctx.db.prepare('SELECT COUNT(*) FROM probe').pluck().get();
+
+    it('joins the open group: its writes commit with the group', async () => {
+      const { ctx, write } = context('checks-first');
+      write(1);
+      ctx.tx(() => ctx.db.prepare('INSERT INTO probe (n) VALUES (?)').run(2), { checksFirst: true });
+      const committed = ctx.committed();
+      await turn();
+      await turn();
+      await committed;
+      expect(count(ctx)).toBe(2);
+      await ctx.close();
+    });
+
+    it('a refusal before any write leaves the group and its other transactions as they were', async () => {
+      const { ctx, write } = context('checks-first-refused');
+      write(1);
+      expect(() => ctx.tx(() => {
+        throw new Error('refused before writing');
+      }, { checksFirst: true })).toThrow('refused before writing');
+      write(2);
+      const committed = ctx.committed();
+      await turn();
+      await turn();
+      await expect(committed).resolves.toBeUndefined();
+      expect(count(ctx)).toBe(2);
+      await ctx.close();
+    });
+
+    it('a failure after writing rolls back its whole group, rejects every waiter, and the next group commits', async () => {
+      const { ctx, write } = context('checks-first-doomed');
+      write(1);
+      const before = ctx.committed()!;
+      expect(() => ctx.tx(() => {
+        ctx.db.prepare('INSERT INTO probe (n) VALUES (?)').run(2);
+        throw new Error('a fault after the first write');
+      }, { checksFirst: true })).toThrow('a fault after the first write');
+      // No savepoint was rolled back: its write is still there, until the group's rollback.
+      expect(count(ctx)).toBe(2);
+      write(3); // joins the doomed group: rolled back with it
+      const after = ctx.committed()!;
+      expect(after).toBe(before);
+      await expect(before).rejects.toThrow(/rolled back: a transaction in it failed after writing \(a fault after the first write\)/);
+      expect(ctx.db.inTransaction).toBe(false);
+      expect(count(ctx)).toBe(0); // nothing half-written: none of the group's writes stayed
+
+      write(4);
+      await expect(ctx.committed()).resolves.toBeUndefined();
+      expect(count(ctx)).toBe(1);
+      await ctx.close();
+    });
+
+    it('nested in another transaction call, or opening the group, it keeps the usual rollback', async () => {
+      const { ctx, write } = context('checks-first-nested');
+      // Opening the group: a failure rolls back the group, which holds only its own writes.
+      expect(() => ctx.tx(() => {
+        write(1);
+        throw new Error('first of the turn');
+      }, { checksFirst: true })).toThrow('first of the turn');
+      expect(ctx.db.inTransaction).toBe(false);
+      // Nested: a savepoint of its own, so the caller may catch its failure and go on.
+      ctx.tx(() => {
+        write(2);
+        try {
+          ctx.tx(() => {
+            write(3);
+            throw new Error('inner');
+          }, { checksFirst: true });
+        } catch {
+          // the caller goes on
+        }
+        write(4);
+      });
+      await turn();
+      await turn();
+      await ctx.committed();
+      expect(ctx.db.prepare('SELECT n FROM probe ORDER BY n').pluck().all()).toEqual([2, 4]);
+      await ctx.close();
+    });
+  });
 });

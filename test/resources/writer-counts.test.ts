@@ -167,6 +167,32 @@ describe('counts written once a commit: internal accounts, customers, events', (
     });
   });
 
+  it('creates refused in a group they joined (a platformCustomerId, a UMA address taken) write nothing into it: the group commits the others whole', async () => {
+    await fileSandbox(async (sandbox) => {
+      const ctx = sandbox.context;
+      const platform = platformService(ctx).list()[0]!;
+      const before = recounted(sandbox);
+      const customerCount = () => ctx.db.prepare('SELECT COUNT(*) FROM customers WHERE platform_id = ?').pluck().get(platform.id) as number;
+      const existing = customerCount();
+      const create = (currencies: string[], extra: Record<string, unknown>) => createCustomer(ctx, platform, individual(currencies, extra) as never);
+      // The first opens the group; the others join it without a savepoint (checksFirst), so a
+      // refused one must throw before its first write, or the whole group is rolled back.
+      create(['USD'], { platformCustomerId: 'shared-1' });
+      create([], { umaAddress: '$shared@sandbox.example' });
+      expect(() => create(['EUR'], { platformCustomerId: 'shared-1' })).toThrow(/platformCustomerId shared-1 already exists/);
+      expect(() => create(['EUR'], { umaAddress: '$shared@sandbox.example' })).toThrow(/UMA address \$shared@sandbox.example is already taken/);
+      create(['MXN', 'BTC'], { platformCustomerId: 'shared-2' });
+      const committed = ctx.committed();
+      expect(committed).toBeDefined();
+      expect(counted(sandbox)).toEqual(before); // held until the commit
+      await committed;
+      expect(customerCount()).toBe(existing + 3);
+      expect(counted(sandbox)).toEqual(recounted(sandbox));
+      const customerAccounts = () => accountRows(sandbox).filter((row) => row[1] === 0).reduce((sum, row) => sum + row[4], 0);
+      expect(customerAccounts()).toBe(1 + 11 + 2);
+    });
+  });
+
   it('a fixture load (a transaction of its own) that fails after making customers: their accounts and counts roll back together', async () => {
     await fileSandbox(async (sandbox) => {
       const api = new Api(sandbox);

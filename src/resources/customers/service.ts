@@ -255,7 +255,10 @@ function withoutRequestedStatus<T extends { kycStatus?: unknown; kybStatus?: unk
   return rest;
 }
 
-/** `POST /customers`: validates, creates, provisions accounts when allowed; one transaction. */
+/**
+ * `POST /customers`: validates, creates, provisions accounts when allowed; one transaction, whose
+ * refusals (the two conflicts) all come before its first write (`checksFirst`: no savepoint).
+ */
 export function createCustomer(ctx: SandboxContext, platform: Platform, input: CustomerCreate): CustomerRecord {
   const { customerType, platformCustomerId, umaAddress, currencies, endUserTermsConsent, ...profile } = withoutRequestedStatus(input);
   const errors = checkProfile(customerType, profile);
@@ -309,7 +312,7 @@ export function createCustomer(ctx: SandboxContext, platform: Platform, input: C
     if (type) ctx.outbox.append(platform.id, type, id, presented, row.wire!);
     recordRule(ctx, platform.id, input.customerType === 'BUSINESS' ? businessCreationRules.id('created-unverified') : individualNameRules.of(suffixOf(input.fullName)));
     return record;
-  });
+  }, { checksFirst: true });
 }
 
 /** The active customer of a platform, or `404 USER_NOT_FOUND` (another platform's id and deleted customers included). */
