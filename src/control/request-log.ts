@@ -3,6 +3,7 @@ import { Hono, type MiddlewareHandler } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { SandboxContext } from '../store/context.js';
 import { ApiError, ErrorCode } from '../core/errors.js';
+import { IsoText } from '../core/clock.js';
 import { perContext } from '../core/per-context.js';
 import { webhookDelivery } from '../events/index.js';
 import { loggedPath } from '../server/app.js';
@@ -93,6 +94,7 @@ const OWN_PATHS = /^\/_sandbox\/logs(\/stream)?\/?$/;
  */
 export function requestLogRecorder(ctx: SandboxContext): MiddlewareHandler<AppEnv> {
   const log = requestLogOf(ctx);
+  const realTime = new IsoText();
   return async (c, next) => {
     const started = performance.now();
     await next();
@@ -100,7 +102,7 @@ export function requestLogRecorder(ctx: SandboxContext): MiddlewareHandler<AppEn
     if (!platform || OWN_PATHS.test(c.req.path)) return;
     const error = c.get('errorSummary');
     log.record(platform.id, {
-      time: new Date().toISOString(),
+      time: realTime.of(Date.now()),
       sandboxTime: ctx.clock.iso(),
       method: c.req.method,
       path: loggedPath(c.req.path),

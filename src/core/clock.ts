@@ -20,6 +20,35 @@ export interface ClockState {
 }
 
 /**
+ * The ISO 8601 text of instants, made once for the latest one asked: a request asks for the same
+ * millisecond several times, and `toISOString` formats through `snprintf`, a microsecond a call.
+ */
+export class IsoText {
+  private ms = Number.NaN;
+  private text = '';
+
+  of(ms: number): string {
+    if (ms !== this.ms) {
+      this.ms = ms;
+      this.text = new Date(ms).toISOString();
+    }
+    return this.text;
+  }
+}
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** Whether a `YYYY-MM-DD` text (four, two and two digits) names a day of the Gregorian calendar: no month 13, no 30 February. */
+export function isCalendarDate(value: string): boolean {
+  const year = Number(value.slice(0, 4));
+  const month = Number(value.slice(5, 7));
+  const day = Number(value.slice(8, 10));
+  if (month < 1 || month > 12 || day < 1) return false;
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return day <= (month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1]!);
+}
+
+/**
  * A clock that is real time plus an adjustable, persisted offset; or, started at an instant
  * (`--clock-start`), a clock that stands still at that instant plus the offset, so it moves only
  * when told to (`advance`, an import) and two runs of the same requests see the same times.
@@ -27,8 +56,7 @@ export interface ClockState {
 export class SandboxClock implements Clock {
   private offsetMs: number;
   private peakMs: number;
-  private isoMs = Number.NaN;
-  private isoText = '';
+  private readonly isoText = new IsoText();
 
   /**
    * @param realNow source of real time (injected for tests)
@@ -61,13 +89,7 @@ export class SandboxClock implements Clock {
   }
 
   iso(): string {
-    // A request asks the time several times in one millisecond: the text is made once for it.
-    const ms = this.now();
-    if (ms !== this.isoMs) {
-      this.isoMs = ms;
-      this.isoText = new Date(ms).toISOString();
-    }
-    return this.isoText;
+    return this.isoText.of(this.now());
   }
 
   /** Real time, from the injected source. */

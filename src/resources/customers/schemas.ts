@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { isCalendarDate } from '../../core/clock.js';
 import { paginationQuery } from '../../core/pagination.js';
 import { isCountryCode } from './validation.js';
 
@@ -9,10 +10,7 @@ export const country = z.string().refine(isCountryCode, { message: 'an ISO 3166-
 export const date = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'a date in the form YYYY-MM-DD')
-  .refine((value) => {
-    const parsed = new Date(`${value}T00:00:00Z`);
-    return !Number.isNaN(parsed.getTime()) && parsed.toISOString().slice(0, 10) === value;
-  }, 'a real calendar date');
+  .refine(isCalendarDate, 'a real calendar date');
 
 const email = z.email('an email address').max(255);
 const phoneNumber = z.string().regex(/^\+[1-9]\d{1,14}$/, 'an E.164 phone number such as +14155551234');

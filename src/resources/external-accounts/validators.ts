@@ -4,6 +4,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { base58, base64, bech32, bech32m, createBase58check, hex } from '@scure/base';
 import { countrySpecs, isValidBIC, validateIBAN, ValidationErrorsIBAN } from 'ibantools';
+import { isCalendarDate } from '../../core/clock.js';
 
 /**
  * Format checks of external-account identifiers. Each returns a problem message, or
@@ -177,8 +178,7 @@ export function lightningAddressProblem(address: string): string | undefined {
 /** `YYYY-MM-DD` that is a real calendar date. */
 export function dateProblem(value: string): string | undefined {
   if (!/^[0-9]{4}-[0-9]{2}-[0-9]{2}$/.test(value)) return 'A date is YYYY-MM-DD.';
-  const date = new Date(`${value}T00:00:00Z`);
-  return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(value) ? undefined : `${value} is not a calendar date.`;
+  return isCalendarDate(value) ? undefined : `${value} is not a calendar date.`;
 }
 
 /** A plain email address. */

@@ -1,4 +1,5 @@
 import { ListQueries, maintainedCountDdl, Where, writerCountedTriggers, type CountColumn, type WriterCount } from '../../core/list-query.js';
+import { IsoText } from '../../core/clock.js';
 import type { DeferredCounts } from '../../store/deferred-counts.js';
 import { platformKeySql } from '../../tenancy/index.js';
 import type { Statement } from 'better-sqlite3';
@@ -288,6 +289,9 @@ function whereOf(filter: InternalAccountFilter, platform: number): Where {
   return where.eq('currency', filter.currency).eq(typeOfSql('currency'), filter.type);
 }
 
+/** The text of the instant accounts were last created at (the accounts of consecutive creates often share one). */
+const createdIso = new IsoText();
+
 /** The only SQL of the internal-accounts area. */
 export class InternalAccountRepo {
   private readonly insertStmts = new Map<number, Statement<unknown[]>>();
@@ -367,7 +371,7 @@ export class InternalAccountRepo {
       if (row.created_at !== createdText) {
         createdText = row.created_at;
         const ms = Date.parse(createdText);
-        createdMs = new Date(ms).toISOString() === createdText ? ms : NaN;
+        createdMs = createdIso.of(ms) === createdText ? ms : NaN;
       }
       const created = id.readUIntBE(0, 6) === createdMs ? null : row.created_at;
       const platform = this.platform(row.platform_id);
