@@ -9,6 +9,7 @@ import { CONTRACT_VERSION, operations, toHonoPath, type ContractOperation } from
 import { authenticationFor } from './auth.js';
 import { bodyLimits, DEFAULT_BODY_LIMIT } from './body-limits.js';
 import { faultGate } from './faults.js';
+import { RememberingRouter } from './remembering-router.js';
 import type { AppEnv, OperationHandler, ServedArea } from './env.js';
 import type { AuthSchemes } from './principals.js';
 import type { IncomingMessage } from 'node:http';
@@ -168,7 +169,7 @@ export interface ServerOptions {
  */
 export function createServer(ctx: SandboxContext, options: ServerOptions): Hono<AppEnv> {
   const { areas, auth } = options;
-  const app = new Hono<AppEnv>({ getPath: pathOf });
+  const app = new Hono<AppEnv>({ getPath: pathOf, router: new RememberingRouter() });
   const coverage = coverageRecorder(ctx);
 
   app.use('*', async (c, next) => {
