@@ -72,18 +72,55 @@ const MAX_JSON_BYTES = 1024 * 1024;
 async function bodyText(c: AppContext): Promise<string> {
   const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
   if (!incoming || incoming.readableEnded || typeof incoming.on !== 'function' || incoming.headers['transfer-encoding'] !== undefined) return c.req.text();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of incoming as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_JSON_BYTES) {
-      throw new ApiError(400, ErrorCode.INVALID_INPUT, `The request body is larger than ${MAX_JSON_BYTES} bytes.`, {
+  return readIncoming(incoming);
+}
+
+/**
+ * A request body read from node's stream by its events: an async iterator over the stream (its
+ * promises, its end-of-stream watcher, its listeners) cost a small request about 6 µs more of
+ * CPU at 10 connections (issue 26). At most MAX_JSON_BYTES: past them the rest is read and
+ * dropped, and the request is refused.
+ */
+function readIncoming(incoming: IncomingMessage): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const stop = () => {
+      incoming.off('data', onData);
+      incoming.off('end', onEnd);
+      incoming.off('error', onError);
+      incoming.off('close', onClose);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_JSON_BYTES) {
+        chunks.push(chunk);
+        return;
+      }
+      stop();
+      incoming.resume();
+      reject(new ApiError(400, ErrorCode.INVALID_INPUT, `The request body is larger than ${MAX_JSON_BYTES} bytes.`, {
         errors: [{ field: '(body)', constraint: { maxLength: MAX_JSON_BYTES }, message: 'Send a smaller JSON document.' }],
-      });
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+      }));
+    };
+    const onEnd = () => {
+      stop();
+      resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8'));
+    };
+    const onError = (error: Error) => {
+      stop();
+      reject(error);
+    };
+    // Closed before its end: the client went away mid-body.
+    const onClose = () => {
+      stop();
+      reject(new Error('the request was closed before its body ended'));
+    };
+    incoming.on('data', onData);
+    incoming.on('end', onEnd);
+    incoming.on('error', onError);
+    incoming.on('close', onClose);
+  });
 }
 
 /**
