@@ -102,7 +102,7 @@ export function requestLogRecorder(ctx: SandboxContext): MiddlewareHandler<AppEn
     if (!platform || OWN_PATHS.test(c.req.path)) return;
     const error = c.get('errorSummary');
     log.record(platform.id, {
-      time: realTime.of(Date.now()),
+      time: realTime.of(ctx.clock.real()),
       sandboxTime: ctx.clock.iso(),
       method: c.req.method,
       path: loggedPath(c.req.path),
