@@ -54,11 +54,24 @@ export function fieldErrors(error: z.ZodError, prefix = ''): FieldError[] {
 
 /** Validates `value` against `schema`, or throws `400 INVALID_INPUT` with its field errors (the first 50; the message counts them all). */
 export function parseWith<S extends z.ZodType>(schema: S, value: unknown, what = 'request', prefix = ''): z.infer<S> {
-  const result = schema.safeParse(value, { reportInput: true });
+  const result = schema.safeParse(value);
   if (result.success) return result.data;
-  const count = result.error.issues.length;
+  const error = reportedError(schema, value, result.error);
+  const count = error.issues.length;
   const message = count > MAX_FIELD_ERRORS ? `The ${what} is not valid: ${count} field errors, the first ${MAX_FIELD_ERRORS} listed.` : `The ${what} is not valid.`;
-  throw new ApiError(400, ErrorCode.INVALID_INPUT, message, { errors: fieldErrors(result.error, prefix) });
+  throw new ApiError(400, ErrorCode.INVALID_INPUT, message, { errors: fieldErrors(error, prefix) });
+}
+
+/**
+ * The issues of a value that failed `schema`, found again with each issue's input (which tells a
+ * missing field from one of the wrong type). Only a failure pays for it: a valid customer
+ * create body parsed with `reportInput` cost 3.7 µs against 1.8 µs without (zod's parse context
+ * then has another shape than its own default; issue 26). Schemas are pure (no refinement or
+ * transform has an effect), so the second parse fails as the first did.
+ */
+function reportedError(schema: z.ZodType, value: unknown, error: z.ZodError): z.ZodError {
+  const again = schema.safeParse(value, { reportInput: true });
+  return again.success ? error : again.error;
 }
 
 /** Largest JSON body accepted (documents go through multipart, which has its own limit). */
@@ -179,12 +192,12 @@ export function queryOf<S extends z.ZodType>(c: AppContext, schema: S): z.infer<
   for (const [key, values] of Object.entries(all)) flat[key] = values.length === 1 ? values[0]! : values;
   const op = c.get('operation');
   if (!op || op.statuses.includes(400)) return parseWith(schema, flat, 'query string');
-  const result = schema.safeParse(flat, { reportInput: true });
+  const result = schema.safeParse(flat);
   let data: z.infer<S>;
   if (result.success) {
     data = result.data;
   } else {
-    for (const error of fieldErrors(result.error)) {
+    for (const error of fieldErrors(reportedError(schema, flat, result.error))) {
       const name = error.field.split('.')[0]!;
       if (!Object.hasOwn(flat, name)) continue;
       c.get('warnings')?.add(`Query parameter ${name} was ignored: ${error.message} (${op.operationId} declares no 400)`);

@@ -1,0 +1,41 @@
+import * as z from 'zod';
+import { describe, expect, it } from 'vitest';
+import { ApiError } from '../../src/core/errors.js';
+import { parseWith } from '../../src/server/validate.js';
+
+// parseWith validates without zod's `reportInput` and finds a failure's issues again with it
+// (src/server/validate.ts): the field errors must still tell a missing field from a wrong one.
+const schema = z.object({ name: z.string().min(2), age: z.number().int().optional(), tags: z.array(z.enum(['a', 'b'])).optional() });
+
+const errorsOf = (value: unknown) => {
+  try {
+    parseWith(schema, value, 'request body', 'body');
+  } catch (error) {
+    expect(error).toBeInstanceOf(ApiError);
+    return (error as ApiError).toBody();
+  }
+  throw new Error('expected a 400');
+};
+
+describe('parseWith', () => {
+  it('returns the parsed value of a valid body', () => {
+    expect(parseWith(schema, { name: 'Al', tags: ['a'] })).toEqual({ name: 'Al', tags: ['a'] });
+  });
+
+  it('names a missing field as required and a wrong one by the type expected', () => {
+    const body = errorsOf({ age: 'old', tags: ['c'] });
+    expect(body).toMatchObject({ status: 400, code: 'INVALID_INPUT', message: 'The request body is not valid.' });
+    expect(body.details).toEqual({
+      errors: [
+        { field: 'body.name', constraint: { required: true }, message: 'Required.' },
+        { field: 'body.age', constraint: { type: 'number' }, message: 'Expected number.' },
+        { field: 'body.tags.0', constraint: { enum: ['a', 'b'] }, message: expect.any(String) },
+      ],
+    });
+  });
+
+  it('tells a null field from a missing one', () => {
+    expect(errorsOf({ name: null }).details).toEqual({ errors: [{ field: 'body.name', constraint: { type: 'string' }, message: 'Expected string.' }] });
+    expect(errorsOf({ name: 'A' }).details).toEqual({ errors: [{ field: 'body.name', constraint: { minLength: 2 }, message: expect.any(String) }] });
+  });
+});
