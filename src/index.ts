@@ -1,5 +1,5 @@
 import { serve } from '@hono/node-server';
-import type { Hono, MiddlewareHandler } from 'hono';
+import type { Hono } from 'hono';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,7 +11,7 @@ import { metaMigrations } from './store/meta.js';
 import { outboxMigrations } from './store/outbox.js';
 import { coverageMigrations, coverageRecorder } from './store/coverage.js';
 import { platformConfigUpdate, platformService, type Platform } from './tenancy/index.js';
-import { createServer } from './server/app.js';
+import { createServer, type RequestHook } from './server/app.js';
 import type { AppEnv } from './server/env.js';
 import type { AuthSchemes } from './server/principals.js';
 import { createLogger, silentLogger, type LogFormat, type Logger } from './core/logger.js';
@@ -112,7 +112,7 @@ export function createApp(ctx: SandboxContext, areaList: readonly Area[]): Hono<
   return createServer(ctx, {
     areas: areaList,
     auth: authSchemes,
-    middleware: [changeNotifier(ctx), requestLogRecorder(ctx), runJobsDueOnStillClock(ctx)],
+    hooks: [changeNotifier(ctx), requestLogRecorder(ctx), runJobsDueOnStillClock(ctx)],
     // A fixture's in-process API calls go through an app of their own, built when a fixture is applied.
     routes: { '/_sandbox': controlPlane(ctx, areaList, async () => createApp(ctx, areaList).fetch) },
   });
@@ -122,10 +122,11 @@ export function createApp(ctx: SandboxContext, areaList: readonly Area[]): Hono<
  * A still clock (`clockStart`) runs the jobs due now before each request, so a job due at once
  * has run before the next request is served, whatever the turn of its timer.
  */
-function runJobsDueOnStillClock(ctx: SandboxContext): MiddlewareHandler<AppEnv> {
-  return (_c, next) => {
-    if (ctx.clock.still) ctx.scheduler.runDueNow();
-    return next();
+function runJobsDueOnStillClock(ctx: SandboxContext): RequestHook {
+  return {
+    before: () => {
+      if (ctx.clock.still) ctx.scheduler.runDueNow();
+    },
   };
 }
 

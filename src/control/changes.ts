@@ -1,10 +1,11 @@
 import { EventEmitter } from 'node:events';
-import { Hono, type MiddlewareHandler } from 'hono';
+import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { SandboxContext } from '../store/context.js';
 import { perContext } from '../core/per-context.js';
 import { webhookDelivery, type DeliveryActivity } from '../events/index.js';
 import type { AppEnv } from '../server/env.js';
+import type { RequestHook } from '../server/app.js';
 import { requestHeader } from '../server/headers.js';
 
 /**
@@ -77,20 +78,24 @@ export const requestsStarted = perContext((_ctx: SandboxContext) => ({ count: 0 
 const CLOCK_PATHS = /\/_sandbox\/(clock\/advance|clock\/reset|snapshot)$/;
 
 /**
- * Middleware (mounted once, in front of every route): publishes a `request` change for each
- * successful write, and a `clock` change when the clock moved.
+ * Hook on every request (the server's, src/server/app.ts): counts the requests started (a
+ * fixture's own excepted), and publishes a `request` change for each successful write, and a
+ * `clock` change when the clock moved.
  */
-export function changeNotifier(ctx: SandboxContext): MiddlewareHandler<AppEnv> {
+export function changeNotifier(ctx: SandboxContext): RequestHook {
   const hub = changeHub(ctx);
   const started = requestsStarted(ctx);
-  return async (c, next) => {
-    if (requestHeader(c, FIXTURE_HEADER) === undefined) started.count += 1;
-    await next();
-    const method = c.req.method;
-    if (method === 'GET' || method === 'HEAD' || method === 'OPTIONS' || c.res.status >= 400) return;
-    const platform = c.get('platform') as { id: string } | undefined;
-    if (platform) hub.publish({ kind: 'request', platformId: platform.id, method, path: c.req.path, status: c.res.status });
-    if (CLOCK_PATHS.test(c.req.path)) hub.publish({ kind: 'clock', platformId: null, now: ctx.clock.iso() });
+  return {
+    before: (c) => {
+      if (requestHeader(c, FIXTURE_HEADER) === undefined) started.count += 1;
+    },
+    after: (c) => {
+      const method = c.req.method;
+      if (method === 'GET' || method === 'HEAD' || method === 'OPTIONS' || c.res.status >= 400) return;
+      const platform = c.get('platform') as { id: string } | undefined;
+      if (platform) hub.publish({ kind: 'request', platformId: platform.id, method, path: c.req.path, status: c.res.status });
+      if (CLOCK_PATHS.test(c.req.path)) hub.publish({ kind: 'clock', platformId: null, now: ctx.clock.iso() });
+    },
   };
 }
 

@@ -1,12 +1,12 @@
 import { EventEmitter } from 'node:events';
-import { Hono, type MiddlewareHandler } from 'hono';
+import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { SandboxContext } from '../store/context.js';
 import { ApiError, ErrorCode } from '../core/errors.js';
 import { IsoText } from '../core/clock.js';
 import { perContext } from '../core/per-context.js';
 import { webhookDelivery } from '../events/index.js';
-import { loggedPath } from '../server/app.js';
+import { loggedPath, type RequestHook } from '../server/app.js';
 import type { AppEnv } from '../server/env.js';
 
 /**
@@ -88,29 +88,30 @@ export const requestLogOf = perContext((_ctx: SandboxContext) => new RequestLog(
 const OWN_PATHS = /^\/_sandbox\/logs(\/stream)?\/?$/;
 
 /**
- * Middleware (mounted once, in front of every route): records each request that authenticated as
- * a platform into that platform's log. A request that names no platform (a 401, the health check,
- * a hosted page) belongs to no platform's log.
+ * Hook on every request (the server's, src/server/app.ts): records each request that
+ * authenticated as a platform into that platform's log, with the time it took until its answer
+ * was made. A request that names no platform (a 401, the health check, a hosted page) belongs to
+ * no platform's log.
  */
-export function requestLogRecorder(ctx: SandboxContext): MiddlewareHandler<AppEnv> {
+export function requestLogRecorder(ctx: SandboxContext): RequestHook {
   const log = requestLogOf(ctx);
   const realTime = new IsoText();
-  return async (c, next) => {
-    const started = performance.now();
-    await next();
-    const platform = c.get('platform') as { id: string } | undefined;
-    if (!platform || OWN_PATHS.test(c.req.path)) return;
-    const error = c.get('errorSummary');
-    log.record(platform.id, {
-      time: realTime.of(ctx.clock.real()),
-      sandboxTime: ctx.clock.iso(),
-      method: c.req.method,
-      path: loggedPath(c.req.path),
-      status: c.res.status,
-      durationMs: Math.round((performance.now() - started) * 10) / 10,
-      requestId: c.get('requestId'),
-      ...(error ? { errorCode: error.code, ...(error.field ? { errorField: error.field } : {}) } : {}),
-    });
+  return {
+    after: (c, ms) => {
+      const platform = c.get('platform') as { id: string } | undefined;
+      if (!platform || OWN_PATHS.test(c.req.path)) return;
+      const error = c.get('errorSummary');
+      log.record(platform.id, {
+        time: realTime.of(ctx.clock.real()),
+        sandboxTime: ctx.clock.iso(),
+        method: c.req.method,
+        path: loggedPath(c.req.path),
+        status: c.res.status,
+        durationMs: Math.round(ms * 10) / 10,
+        requestId: c.get('requestId'),
+        ...(error ? { errorCode: error.code, ...(error.field ? { errorField: error.field } : {}) } : {}),
+      });
+    },
   };
 }
 
