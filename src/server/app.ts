@@ -183,8 +183,7 @@ export function createServer(ctx: SandboxContext, options: ServerOptions): Hono<
   const { areas, auth } = options;
   const app = new Hono<AppEnv>({ getPath: pathOf, router: new RememberingRouter() });
   const coverage = coverageRecorder(ctx);
-  const before = (options.hooks ?? []).flatMap((hook) => (hook.before ? [hook.before.bind(hook)] : []));
-  const after = (options.hooks ?? []).flatMap((hook) => (hook.after ? [hook.after.bind(hook)] : [])).reverse();
+  const hooks = options.hooks ?? [];
 
   app.use('*', async (c, next) => {
     const started = performance.now();
@@ -194,13 +193,11 @@ export function createServer(ctx: SandboxContext, options: ServerOptions): Hono<
     c.set('authSchemes', auth);
     const warnings = new Set<string>();
     c.set('warnings', warnings);
-    for (const hook of before) hook(c);
+    for (const hook of hooks) hook.before?.(c);
     await next();
     closeIfBodyUnread(c);
-    if (after.length) {
-      const answered = performance.now() - started;
-      for (const hook of after) hook(c, answered);
-    }
+    const answered = performance.now() - started;
+    for (let i = hooks.length - 1; i >= 0; i -= 1) hooks[i]!.after?.(c, answered);
     // Integration coverage: each contract operation a platform called, with the status answered.
     const op = c.get('operation');
     if (op !== undefined) {
