@@ -87,42 +87,51 @@ const shortName = (path: string) => (path.length > MAX_FIELD_NAME ? `${path.slic
  */
 export function ignoredFields(input: unknown, output: unknown, prefix = '', limit = MAX_UNKNOWN_FIELDS): string[] {
   const out: string[] = [];
-  /** Containers being walked: the members left to visit of each, outermost first. */
-  const stack: { members: Iterator<[string, unknown, unknown]>; at: string }[] = [];
+  // Containers being walked, outermost first: a frame per object or array, its input's keys (an
+  // object's) and the next member to visit. No generator and no tuple per member: this runs on
+  // every request with a body (about 2 µs of a customer create under load before, issue 26).
+  const stack: Frame[] = [];
   const open = (from: unknown, to: unknown, at: string): void => {
     if (isPlainObject(from) && isPlainObject(to)) {
-      stack.push({ members: objectMembers(from, to), at });
+      stack.push({ from, to, keys: Object.keys(from), next: 0, at });
     } else if (Array.isArray(from) && Array.isArray(to) && from.length === to.length) {
-      stack.push({ members: arrayMembers(from, to), at });
+      stack.push({ from, to, keys: undefined, next: 0, at });
     }
   };
   open(input, output, prefix);
   while (stack.length > 0 && out.length <= limit) {
     const frame = stack[stack.length - 1]!;
-    const next = frame.members.next();
-    if (next.done) {
+    const index = frame.next;
+    if (index >= (frame.keys ?? (frame.from as unknown[])).length) {
       stack.pop();
       continue;
     }
-    const [key, from, to] = next.value;
-    if (to === MISSING) {
-      if (from !== undefined) out.push(`${frame.at}${key}`);
-    } else if (typeof from === 'object' && from !== null) {
-      open(from, to, `${frame.at}${key}.`);
+    frame.next = index + 1;
+    if (frame.keys) {
+      const key = frame.keys[index]!;
+      const from = (frame.from as Record<string, unknown>)[key];
+      const to = frame.to as Record<string, unknown>;
+      if (!Object.hasOwn(to, key)) {
+        if (from !== undefined) out.push(`${frame.at}${key}`);
+      } else if (typeof from === 'object' && from !== null) {
+        open(from, to[key], `${frame.at}${key}.`);
+      }
+    } else {
+      const from = (frame.from as unknown[])[index];
+      if (typeof from === 'object' && from !== null) open(from, (frame.to as unknown[])[index], `${frame.at}${index}.`);
     }
   }
   return out;
 }
 
-/** The output side of a key the validated form dropped. */
-const MISSING = Symbol('missing');
-
-function* objectMembers(from: Record<string, unknown>, to: Record<string, unknown>): Iterator<[string, unknown, unknown]> {
-  for (const key of Object.keys(from)) yield [key, from[key], Object.hasOwn(to, key) ? to[key] : MISSING];
-}
-
-function* arrayMembers(from: unknown[], to: unknown[]): Iterator<[string, unknown, unknown]> {
-  for (let i = 0; i < from.length; i += 1) yield [String(i), from[i], to[i]];
+/** An object or array `ignoredFields` is walking: the request's and its validated form's, side by side. */
+interface Frame {
+  from: Record<string, unknown> | unknown[];
+  to: Record<string, unknown> | unknown[];
+  /** The request object's keys in order; undefined for an array. */
+  keys: string[] | undefined;
+  next: number;
+  at: string;
 }
 
 /**

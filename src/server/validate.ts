@@ -278,31 +278,49 @@ const MAX_STRING_ERRORS = 25;
  */
 export function checkStrings(value: unknown, what = 'request body'): void {
   const errors: FieldError[] = [];
-  const pending: [node: unknown, path: string, key: string | undefined][] = [[value, '', undefined]];
+  // A field's path is made only when it is named in an error: each pending value keeps its
+  // parent's entry and its own key or index (every path made up front cost a customer create
+  // about a microsecond under load, issue 26).
+  const pending: Pending[] = [{ node: value, parent: undefined, at: undefined, key: undefined }];
   while (pending.length > 0 && errors.length < MAX_STRING_ERRORS) {
-    const [node, path, key] = pending.pop()!;
+    const entry = pending.pop()!;
+    const node = entry.node;
     if (typeof node === 'string') {
-      const field = path || '(body)';
       if (node.includes('\u0000')) {
-        errors.push({ field, constraint: { pattern: '^[^\\u0000]*$' }, message: 'Must not contain NUL characters.' });
+        errors.push({ field: pathOf(entry), constraint: { pattern: '^[^\\u0000]*$' }, message: 'Must not contain NUL characters.' });
       } else if (LONE_SURROGATE.test(node)) {
-        errors.push({ field, constraint: { format: 'utf-16' }, message: 'Must not contain unpaired UTF-16 surrogates.' });
+        errors.push({ field: pathOf(entry), constraint: { format: 'utf-16' }, message: 'Must not contain unpaired UTF-16 surrogates.' });
       } else {
-        const max = key !== undefined && nameFields.has(key) ? NAME_FIELD_MAX_LENGTH : MAX_STRING_LENGTH;
-        if (node.length > max) errors.push({ field, constraint: { maxLength: max }, message: `At most ${max} characters.` });
+        const max = entry.key !== undefined && nameFields.has(entry.key) ? NAME_FIELD_MAX_LENGTH : MAX_STRING_LENGTH;
+        if (node.length > max) errors.push({ field: pathOf(entry), constraint: { maxLength: max }, message: `At most ${max} characters.` });
       }
     } else if (Array.isArray(node)) {
       // Pushed last first, so fields are visited (and named) in the request's order.
-      for (let i = node.length - 1; i >= 0; i -= 1) pending.push([node[i], path ? `${path}.${i}` : String(i), key]);
+      for (let i = node.length - 1; i >= 0; i -= 1) pending.push({ node: node[i], parent: entry, at: i, key: entry.key });
     } else if (node !== null && typeof node === 'object') {
       const keys = Object.keys(node);
       for (let i = keys.length - 1; i >= 0; i -= 1) {
         const k = keys[i]!;
-        pending.push([(node as Record<string, unknown>)[k], path ? `${path}.${k}` : k, k]);
+        pending.push({ node: (node as Record<string, unknown>)[k], parent: entry, at: k, key: k });
       }
     }
   }
   if (errors.length) throw new ApiError(400, ErrorCode.INVALID_INPUT, `The ${what} is not valid.`, { errors });
+}
+
+/** A value `checkStrings` has yet to look at: its container's entry, its key or index there, and the nearest object key above it. */
+interface Pending {
+  node: unknown;
+  parent: Pending | undefined;
+  at: string | number | undefined;
+  key: string | undefined;
+}
+
+/** The dot path of a pending value (`(body)` for the body itself). */
+function pathOf(entry: Pending): string {
+  const parts: (string | number)[] = [];
+  for (let at: Pending | undefined = entry; at?.at !== undefined; at = at.parent) parts.push(at.at);
+  return parts.length ? parts.reverse().join('.') : '(body)';
 }
 
 /**

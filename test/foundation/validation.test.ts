@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/core/errors.js';
-import { parseWith } from '../../src/server/validate.js';
+import { checkStrings, NAME_FIELD_MAX_LENGTH, parseWith } from '../../src/server/validate.js';
 
 // parseWith validates without zod's `reportInput` and finds a failure's issues again with it
 // (src/server/validate.ts): the field errors must still tell a missing field from a wrong one.
@@ -37,5 +37,26 @@ describe('parseWith', () => {
   it('tells a null field from a missing one', () => {
     expect(errorsOf({ name: null }).details).toEqual({ errors: [{ field: 'body.name', constraint: { type: 'string' }, message: 'Expected string.' }] });
     expect(errorsOf({ name: 'A' }).details).toEqual({ errors: [{ field: 'body.name', constraint: { minLength: 2 }, message: expect.any(String) }] });
+  });
+});
+
+// checkStrings makes a field's path only when it names it in an error: the paths must be the
+// request's dot paths, in the request's order, whatever the nesting.
+describe('checkStrings', () => {
+  const fieldsOf = (value: unknown): string[] => {
+    try {
+      checkStrings(value);
+    } catch (error) {
+      return ((error as ApiError).toBody().details as { errors: { field: string }[] }).errors.map((e) => e.field);
+    }
+    return [];
+  };
+
+  it('names nested fields and array items by dot path, in order', () => {
+    const long = 'x'.repeat(NAME_FIELD_MAX_LENGTH + 1);
+    expect(fieldsOf({ a: [{ b: 'ok' }, { b: 'x\u0000' }], fullName: long, c: { d: ['\ud800'] } })).toEqual(['a.1.b', 'fullName', 'c.d.0']);
+    expect(fieldsOf(['fine', 'nul\u0000'])).toEqual(['1']);
+    expect(fieldsOf('\u0000')).toEqual(['(body)']);
+    expect(fieldsOf({ names: { fullName: 'ok', line1: long }, other: long })).toEqual(['names.line1']);
   });
 });
