@@ -69,13 +69,23 @@ export function cpuMs(pid) {
 }
 
 /**
+ * Seconds of the same load, untimed, before a write scenario is measured. A fresh sandbox is not
+ * in its steady state after one: measured a second at a time at 10 connections (one-account
+ * creates), its first second cost 0.43 ms of CPU a create, its second 0.22-0.25 ms, of which
+ * 0.03-0.04 ms on V8's compiler threads, then 0.18-0.19 ms from the third on, with those threads
+ * idle (bench/BASELINE-26.md, part 11). `BENCH_WARM_UP_SECONDS` sets another.
+ */
+export const WARM_UP_SECONDS = Number(process.env.BENCH_WARM_UP_SECONDS ?? 3);
+
+/**
  * `load` that also reports the sandbox's CPU time per request in ms (`cpuMs`), read from /proc
  * for the sandbox process `pid` around the load: steadier than throughput on a shared machine.
- * A second of the same load first, so the figures are the steady state, not the JIT warming up.
+ * `WARM_UP_SECONDS` of the same load first, so the figures are the steady state, not the JIT
+ * warming up.
  */
 export function loadWithCpu(pid) {
   return async (options) => {
-    await load({ ...options, duration: 1 });
+    await load({ ...options, duration: WARM_UP_SECONDS });
     const before = cpuMs(pid);
     const r = await load(options);
     const after = cpuMs(pid);
