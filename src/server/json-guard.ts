@@ -75,38 +75,14 @@ const pathOf = (stack: readonly Frame[], last?: string): string => {
  * costs no more than reading it. Throws `400 INVALID_INPUT` naming the bound, or the field.
  */
 export function scanJson(text: string, limits: JsonLimits = DEFAULT_JSON_LIMITS): void {
+  // One loop with plain locals: the helpers are module functions, not closures over the scan's
+  // state (a closure that writes `expect` or `values` puts them in a context object every step
+  // of the loop reads; issue 26).
   const stack: Frame[] = [];
   const n = text.length;
   let values = 0;
   let expect = Expect.Value as Expect;
   let i = 0;
-  /** Where the string starting at `i` (a `"`) ends: the index of its closing quote. */
-  const stringEnd = (start: number): number => {
-    let from = start + 1;
-    for (;;) {
-      const quote = text.indexOf('"', from);
-      if (quote < 0) throw notJson();
-      let slashes = 0;
-      for (let k = quote - 1; k > start && text.charCodeAt(k) === 0x5c; k -= 1) slashes += 1;
-      if (slashes % 2 === 0) return quote;
-      from = quote + 1;
-    }
-  };
-  const countValue = (): void => {
-    values += 1;
-    if (values > limits.maxValues) {
-      throw refused(`The request body has more than ${limits.maxValues} values; the sandbox reads at most ${limits.maxValues} (objects, arrays, strings, numbers, booleans and nulls) in one body.`, {
-        field: pathOf(stack),
-        constraint: { maxItems: limits.maxValues },
-        message: `At most ${limits.maxValues} values in one request body.`,
-      });
-    }
-  };
-  /** After a complete value: the enclosing container expects `,` or its close; the document, its end. */
-  const valueDone = (): void => {
-    expect = stack.length === 0 ? Expect.End : Expect.CommaOrClose;
-  };
-
   while (i < n) {
     const code = text.charCodeAt(i);
     if (isSpace(code)) {
@@ -132,7 +108,7 @@ export function scanJson(text: string, limits: JsonLimits = DEFAULT_JSON_LIMITS)
           }
         } else if ((code === 0x7d && frame.keys) || (code === 0x5d && !frame.keys)) {
           stack.pop();
-          valueDone();
+          expect = afterValue(stack);
         } else {
           throw notJson();
         }
@@ -143,12 +119,12 @@ export function scanJson(text: string, limits: JsonLimits = DEFAULT_JSON_LIMITS)
       case Expect.Key: {
         if (code === 0x7d && expect === Expect.KeyOrClose) {
           stack.pop();
-          valueDone();
+          expect = afterValue(stack);
           i += 1;
           continue;
         }
         if (code !== 0x22) throw notJson();
-        const end = stringEnd(i);
+        const end = stringEnd(text, i);
         let key = text.slice(i + 1, end);
         if (key.includes('\\')) {
           try {
@@ -175,11 +151,12 @@ export function scanJson(text: string, limits: JsonLimits = DEFAULT_JSON_LIMITS)
       case Expect.Value: {
         if (code === 0x5d && expect === Expect.ValueOrClose) {
           stack.pop();
-          valueDone();
+          expect = afterValue(stack);
           i += 1;
           continue;
         }
-        countValue();
+        values += 1;
+        if (values > limits.maxValues) throw tooManyValues(stack, limits.maxValues);
         if (code === 0x7b || code === 0x5b) {
           if (stack.length >= limits.maxDepth) {
             throw refused(`The request body is nested more than ${limits.maxDepth} levels deep; the sandbox reads at most ${limits.maxDepth}.`, {
@@ -195,8 +172,8 @@ export function scanJson(text: string, limits: JsonLimits = DEFAULT_JSON_LIMITS)
           continue;
         }
         if (code === 0x22) {
-          i = stringEnd(i) + 1;
-          valueDone();
+          i = stringEnd(text, i) + 1;
+          expect = afterValue(stack);
           continue;
         }
         if (isNumberChar(code)) {
@@ -212,18 +189,42 @@ export function scanJson(text: string, limits: JsonLimits = DEFAULT_JSON_LIMITS)
             });
           }
           i = end;
-          valueDone();
+          expect = afterValue(stack);
           continue;
         }
         const literal = code === 0x74 ? 'true' : code === 0x66 ? 'false' : code === 0x6e ? 'null' : undefined;
         if (!literal || !text.startsWith(literal, i)) throw notJson();
         i += literal.length;
-        valueDone();
+        expect = afterValue(stack);
         continue;
       }
     }
   }
   if (expect !== Expect.End) throw notJson();
+}
+
+/** After a complete value: the enclosing container expects `,` or its close; the document, its end. */
+const afterValue = (stack: readonly Frame[]): Expect => (stack.length === 0 ? Expect.End : Expect.CommaOrClose);
+
+/** Where the string of `text` starting at `start` (a `"`) ends: the index of its closing quote. */
+function stringEnd(text: string, start: number): number {
+  let from = start + 1;
+  for (;;) {
+    const quote = text.indexOf('"', from);
+    if (quote < 0) throw notJson();
+    let slashes = 0;
+    for (let k = quote - 1; k > start && text.charCodeAt(k) === 0x5c; k -= 1) slashes += 1;
+    if (slashes % 2 === 0) return quote;
+    from = quote + 1;
+  }
+}
+
+function tooManyValues(stack: readonly Frame[], maxValues: number): ApiError {
+  return refused(`The request body has more than ${maxValues} values; the sandbox reads at most ${maxValues} (objects, arrays, strings, numbers, booleans and nulls) in one body.`, {
+    field: pathOf(stack),
+    constraint: { maxItems: maxValues },
+    message: `At most ${maxValues} values in one request body.`,
+  });
 }
 
 /**
