@@ -149,7 +149,9 @@ export function createContext(options: ContextOptions): SandboxContext {
   // receiver answers, which no order of requests decides.
   const jobIds = new IdGenerator(clock, sourceOf(random.stream('job-ids')), floor);
   const counts = new DeferredCounts(db);
-  const jobs = new SqliteJobStore(db, counts);
+  // Jobs run in the context's transactions (`tx` below), so the jobs due at one time share a commit group.
+  let contextTx: <T>(fn: () => T) => T = (fn) => fn();
+  const jobs = new SqliteJobStore(db, counts, (fn) => contextTx(fn));
   const scheduler = new Scheduler(clock, jobs, () => jobIds.next('Job'), (job, error) =>
     options.logger.error('job failed', { jobId: job.id, kind: job.kind, error: String(error) }),
   );
@@ -167,6 +169,57 @@ export function createContext(options: ContextOptions): SandboxContext {
       counts.depth -= 1;
     }
   };
+  const tx = <T>(fn: () => T, txOptions?: TxOptions): T => {
+    // The first transaction of a turn is the group's own (a savepoint around it would make
+    // every savepoint nested in it cost more as the database grows); a failure rolls back the
+    // group, which holds nothing else yet. Later ones of the turn are savepoints in it.
+    if (group.open()) {
+      try {
+        return counted(fn);
+      } catch (error) {
+        group.rollback();
+        throw error;
+      }
+    }
+    // Joining the open group, not nested in another transaction call, with its checks first:
+    // no savepoint. A failure that wrote nothing leaves the group as it was; one that wrote
+    // dooms the group (rolled back at its commit, every request in it failing).
+    if (txOptions?.checksFirst && group.holding && counts.depth === 0) {
+      const mark = counts.mark();
+      const before = totalChanges.get();
+      try {
+        return counted(fn);
+      } catch (error) {
+        counts.rollbackTo(mark);
+        if (totalChanges.get() !== before) {
+          options.logger.error('a transaction that makes its checks first failed after writing: its commit group is rolled back', {
+            error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+          });
+          group.doom(error);
+        }
+        throw error;
+      }
+    }
+    // A transaction of its own writes its held count deltas before it commits; a savepoint
+    // that fails drops those it added.
+    const own = !db.inTransaction;
+    const mark = counts.mark();
+    if (own) counts.managed = true;
+    try {
+      return runInTransaction(() => {
+        const result = counted(fn);
+        if (own) counts.flush();
+        return result;
+      }) as T;
+    } catch (error) {
+      if (own) counts.clear();
+      else counts.rollbackTo(mark);
+      throw error;
+    } finally {
+      if (own) counts.managed = false;
+    }
+  };
+  contextTx = (fn) => tx(fn);
   return {
     db,
     clock,
@@ -180,56 +233,7 @@ export function createContext(options: ContextOptions): SandboxContext {
     meta,
     logger: options.logger,
     counts,
-    tx: <T>(fn: () => T, txOptions?: TxOptions): T => {
-      // The first transaction of a turn is the group's own (a savepoint around it would make
-      // every savepoint nested in it cost more as the database grows); a failure rolls back the
-      // group, which holds nothing else yet. Later ones of the turn are savepoints in it.
-      if (group.open()) {
-        try {
-          return counted(fn);
-        } catch (error) {
-          group.rollback();
-          throw error;
-        }
-      }
-      // Joining the open group, not nested in another transaction call, with its checks first:
-      // no savepoint. A failure that wrote nothing leaves the group as it was; one that wrote
-      // dooms the group (rolled back at its commit, every request in it failing).
-      if (txOptions?.checksFirst && group.holding && counts.depth === 0) {
-        const mark = counts.mark();
-        const before = totalChanges.get();
-        try {
-          return counted(fn);
-        } catch (error) {
-          counts.rollbackTo(mark);
-          if (totalChanges.get() !== before) {
-            options.logger.error('a transaction that makes its checks first failed after writing: its commit group is rolled back', {
-              error: error instanceof Error ? (error.stack ?? error.message) : String(error),
-            });
-            group.doom(error);
-          }
-          throw error;
-        }
-      }
-      // A transaction of its own writes its held count deltas before it commits; a savepoint
-      // that fails drops those it added.
-      const own = !db.inTransaction;
-      const mark = counts.mark();
-      if (own) counts.managed = true;
-      try {
-        return runInTransaction(() => {
-          const result = counted(fn);
-          if (own) counts.flush();
-          return result;
-        }) as T;
-      } catch (error) {
-        if (own) counts.clear();
-        else counts.rollbackTo(mark);
-        throw error;
-      } finally {
-        if (own) counts.managed = false;
-      }
-    },
+    tx,
     committed: () => group.committed(),
     afterCommit: (fn) => group.afterCommit(fn),
     commitNow: () => group.commit(),

@@ -154,4 +154,33 @@ describe('group commit', () => {
       await ctx.close();
     });
   });
+  // Jobs run in the context's transactions (src/store/jobs.ts): the jobs due at one time share a
+  // commit group instead of committing one by one, and a job that fails undoes only its own writes.
+  it('jobs due together run in one commit group; a failing one is rolled back alone and dropped', async () => {
+    const { ctx, write } = context('jobs');
+    // No timer: the jobs run when the test says.
+    ctx.scheduler.stop();
+    ctx.scheduler.register('probe-write', (job) => write((job.payload as { n: number }).n));
+    ctx.scheduler.register('probe-fail', () => {
+      write(-1);
+      throw new Error('job failed on purpose');
+    });
+    ctx.tx(() => {
+      ctx.scheduler.schedule('p', 'probe-write', 0, { n: 1 });
+      ctx.scheduler.schedule('p', 'probe-fail', 0, {});
+      ctx.scheduler.schedule('p', 'probe-write', 0, { n: 2 });
+    });
+    await turn();
+    await ctx.committed();
+    ctx.scheduler.runDueNow();
+    // Still open: the three ran in one group (each committing on its own would have closed it);
+    // the failing one was a savepoint in it.
+    expect(ctx.db.inTransaction).toBe(true);
+    await turn();
+    await ctx.committed();
+    expect(ctx.db.inTransaction).toBe(false);
+    expect(ctx.db.prepare('SELECT n FROM probe ORDER BY n').pluck().all()).toEqual([1, 2]);
+    expect(ctx.db.prepare("SELECT COUNT(*) FROM jobs WHERE kind LIKE 'probe-%'").pluck().get()).toBe(0);
+    await ctx.close();
+  });
 });
