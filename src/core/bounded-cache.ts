@@ -8,13 +8,23 @@ export class BoundedCache<V> {
 
   constructor(private readonly size: number) {}
 
+  /** The entry for `id`, if one is kept. */
+  peek(id: string): V | undefined {
+    return this.entries.get(id);
+  }
+
+  /** Keeps `value` for `id` (the oldest entry goes when full). */
+  set(id: string, value: V): void {
+    if (!this.entries.has(id) && this.entries.size >= this.size) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(id, value);
+  }
+
   /** The entry for `id`, made (and kept) on first use. */
   get(id: string, make: () => V): V {
     let value = this.entries.get(id);
     if (value === undefined) {
       value = make();
-      if (this.entries.size >= this.size) this.entries.delete(this.entries.keys().next().value!);
-      this.entries.set(id, value);
+      this.set(id, value);
     }
     return value;
   }

@@ -3,6 +3,7 @@ import { SmartRouter } from 'hono/router/smart-router';
 import { RegExpRouter } from 'hono/router/reg-exp-router';
 import { TrieRouter } from 'hono/router/trie-router';
 import { RememberingRouter } from '../../src/server/remembering-router.js';
+import { operations, toHonoPath } from '../../src/generated/operations.js';
 
 // The server's router (src/server/remembering-router.ts) remembers hono's matches by method and
 // path: every answer must be the one hono's own router gives, however many paths it has seen.
@@ -66,5 +67,45 @@ describe('RememberingRouter', () => {
     expect(resolved(remembering.match('GET', '/a/1'))).toEqual([['first', { id: '1' }], ['second', { id: '1' }]]);
     expect(() => remembering.add('GET', '/b', 'late')).toThrow(/already built/);
     expect(resolved(remembering.match('GET', '/b'))).toEqual([]);
+  });
+  // Paths with parameters are remembered by shape (a segment no route names literally stands for
+  // any value there): each must still match as hono's router matches it, values and all.
+  it('matches paths with parameters by shape as hono does, over every contract path and many ids', () => {
+    const remembering = new RememberingRouter<string>();
+    const plain = new SmartRouter<string>({ routers: [new RegExpRouter<string>(), new TrieRouter<string>()] });
+    const routes: [string, string][] = [['ALL', '*'], ...operations.map((op): [string, string] => [op.method, `/2025-10-13${toHonoPath(op.path)}`]), ['ALL', '/2025-10-13/customers/:customerId']];
+    for (const [method, path] of routes) {
+      remembering.add(method, path, `${method} ${path}`);
+      plain.add(method, path, `${method} ${path}`);
+    }
+    const values = (round: number) => [`Customer:${round}`, `Quote%3A${round}`, 'end-user-terms', 'execute', 'customers', `x${round}`];
+    for (let round = 0; round < 40; round += 1) {
+      for (const op of operations) {
+        for (const value of values(round)) {
+          const path = `/2025-10-13${op.path.replace(/\{[^}]+\}/g, () => value)}`;
+          for (const method of [op.method, 'GET', 'DELETE']) {
+            expect(resolved(remembering.match(method, path)), `${method} ${path}`).toEqual(resolved(plain.match(method, path)));
+          }
+        }
+      }
+    }
+  });
+
+  it('a value in two segments, empty segments and prefix wildcards are matched as they are', () => {
+    const routes: [string, string][] = [['GET', '/a/:x/b/:y'], ['GET', '/a/:x'], ['GET', '/files/:name']];
+    const pair = (extra: [string, string][] = []) => {
+      const remembering = new RememberingRouter<string>();
+      const plain = new SmartRouter<string>({ routers: [new RegExpRouter<string>(), new TrieRouter<string>()] });
+      for (const [method, path] of [...routes, ...extra]) {
+        remembering.add(method, path, `${method} ${path}`);
+        plain.add(method, path, `${method} ${path}`);
+      }
+      return { remembering, plain };
+    };
+    const paths = ['/a/v/b/v', '/a/p/b/q', '/a/v/b/v', '/a/q/b/p', '/a/v/', '/a//b/v', '/a/v', '/files/abc', '/files/xyz', '/files/abd', '/files/', 'a/v'];
+    for (const extra of [[], [['GET', '/files/ab*']] as [string, string][]]) {
+      const { remembering, plain } = pair(extra);
+      for (const round of [1, 2]) for (const path of paths) expect(resolved(remembering.match('GET', path)), `${round} ${path} ${extra.length}`).toEqual(resolved(plain.match('GET', path)));
+    }
   });
 });
