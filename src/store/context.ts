@@ -149,12 +149,6 @@ export function createContext(options: ContextOptions): SandboxContext {
   // receiver answers, which no order of requests decides.
   const jobIds = new IdGenerator(clock, sourceOf(random.stream('job-ids')), floor);
   const counts = new DeferredCounts(db);
-  // Jobs run in the context's transactions (`tx` below), so the jobs due at one time share a commit group.
-  let contextTx: <T>(fn: () => T) => T = (fn) => fn();
-  const jobs = new SqliteJobStore(db, counts, (fn) => contextTx(fn));
-  const scheduler = new Scheduler(clock, jobs, () => jobIds.next('Job'), (job, error) =>
-    options.logger.error('job failed', { jobId: job.id, kind: job.kind, error: String(error) }),
-  );
   // One transaction function for every call: better-sqlite3 builds a wrapper per db.transaction().
   // Inside an open transaction it is a savepoint: a failed `fn` undoes its own writes only.
   const runInTransaction = db.transaction((fn: () => unknown) => fn());
@@ -219,7 +213,11 @@ export function createContext(options: ContextOptions): SandboxContext {
       if (own) counts.managed = false;
     }
   };
-  contextTx = (fn) => tx(fn);
+  // Jobs run in the context's transactions, so the jobs due at one time share a commit group.
+  const jobs = new SqliteJobStore(db, (fn) => tx(fn));
+  const scheduler = new Scheduler(clock, jobs, () => jobIds.next('Job'), (job, error) =>
+    options.logger.error('job failed', { jobId: job.id, kind: job.kind, error: String(error) }),
+  );
   return {
     db,
     clock,

@@ -1,6 +1,5 @@
 import type { Job, JobStore } from '../core/scheduler.js';
 import type { Db, Migration } from './db.js';
-import type { DeferredCounts } from './deferred-counts.js';
 
 /** Pending scheduler jobs; they survive a restart because they live here. */
 export const jobMigrations: Migration[] = [
@@ -46,18 +45,15 @@ export class SqliteJobStore implements JobStore {
   private readonly listAfterStmt;
   private readonly countPlatformStmt;
 
-  private readonly runInTransaction;
 
   constructor(
     db: Db,
-    private readonly counts?: DeferredCounts,
     /**
-     * The context's transaction call (`SandboxContext.tx`), when the store has one: a job then
-     * joins the open commit group, or opens one, instead of committing on its own.
+     * The context's transaction call (`SandboxContext.tx`): a job joins the open commit group,
+     * or opens one, instead of committing on its own.
      */
-    private readonly runInContext?: <T>(fn: () => T) => T,
+    private readonly transact: <T>(fn: () => T) => T,
   ) {
-    this.runInTransaction = db.transaction((fn: () => unknown) => fn());
     this.insertStmt = db.prepare(
       'INSERT INTO jobs (id, platform_id, kind, due_at, payload) VALUES (?, ?, ?, ?, ?)',
     );
@@ -114,19 +110,11 @@ export class SqliteJobStore implements JobStore {
   }
 
   /**
-   * Runs `fn` in a transaction: through the context's, when the store has it (the jobs due at
-   * one time then share one commit: each job committed on its own cost a settling payment
-   * about a quarter of its CPU, issue 26); else one of its own, or a savepoint inside the open
-   * one. One that fails takes back the count deltas it held.
+   * Runs `fn` in the context's transaction: the jobs due at one time share one commit (each job
+   * committed on its own cost a settling payment about a quarter of its CPU, issue 26); one that
+   * fails is a savepoint undone alone (or the group's own, rolled back with nothing else in it).
    */
   transaction<T>(fn: () => T): T {
-    if (this.runInContext) return this.runInContext(fn);
-    const mark = this.counts?.mark() ?? 0;
-    try {
-      return this.runInTransaction(fn) as T;
-    } catch (error) {
-      this.counts?.rollbackTo(mark);
-      throw error;
-    }
+    return this.transact(fn);
   }
 }
