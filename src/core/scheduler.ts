@@ -12,11 +12,17 @@ export interface Job {
 /** Where jobs are kept; the store implements it so jobs survive a restart. */
 export interface JobStore {
   insert(job: Job): void;
-  /** The earliest job due at or before `atMs`, if any. */
-  nextDue(atMs: number): Job | undefined;
+  /** The earliest `limit` jobs due at or before `atMs`, in due order (then id). */
+  nextDue(atMs: number, limit: number): Job[];
   /** The earliest due time of any job, if any. */
   earliestDueAt(): number | undefined;
   remove(id: string): void;
+  /**
+   * Counts every insert and removal made through the store, by anyone (rolled back or not): a
+   * batch of due jobs read before a job ran is still the next ones in order only if the count
+   * moved by that job's own removal alone.
+   */
+  readonly changes: number;
   /** Runs `fn` in one database transaction. */
   transaction<T>(fn: () => T): T;
 }
@@ -33,9 +39,14 @@ export type JobErrorReporter = (job: Job, error: unknown) => void;
  * a job either happens once or not at all. Follows real time with a timer, and runs every
  * job that falls due when the clock is advanced.
  */
+/** How many due jobs the scheduler reads from the store at once. */
+const DUE_BATCH = 32;
+
 export class Scheduler {
   private readonly handlers = new Map<string, JobHandler>();
   private timer: NodeJS.Timeout | undefined;
+  /** The due time the timer was set for (the earliest pending job's then). */
+  private armedFor: number | undefined;
   private running = false;
   private stopped = false;
 
@@ -60,7 +71,9 @@ export class Scheduler {
     if (!this.handlers.has(kind)) throw new Error(`no handler for job kind ${kind}`);
     const job: Job = { id: this.newId(), platformId, kind, dueAt: this.clock.now() + delayMs, payload };
     this.store.insert(job);
-    this.arm();
+    // A timer already set for a job due no later still finds this one (the earliest pending job
+    // is unchanged): no reading of the earliest due time, no new timer, per schedule (issue 26).
+    if (this.timer === undefined || this.armedFor === undefined || job.dueAt < this.armedFor) this.arm();
     return job;
   }
 
@@ -83,6 +96,7 @@ export class Scheduler {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
+    this.armedFor = undefined;
   }
 
   /**
@@ -113,11 +127,22 @@ export class Scheduler {
     if (this.running) return;
     this.running = true;
     try {
+      // Due jobs are read a batch at a time. A job that inserted or removed another (the count of
+      // the store's changes moved by more than its own removal) may have changed what comes
+      // next: the rest of its batch is read again.
       for (;;) {
-        const job = this.store.nextDue(untilMs);
-        if (!job) break;
-        this.clock.moveTo(job.dueAt);
-        this.runOne(job);
+        const batch = this.store.nextDue(untilMs, DUE_BATCH);
+        let whole = true;
+        for (const job of batch) {
+          const before = this.store.changes;
+          this.clock.moveTo(job.dueAt);
+          this.runOne(job);
+          if (this.store.changes !== before + 1) {
+            whole = false;
+            break;
+          }
+        }
+        if (whole && batch.length < DUE_BATCH) break;
       }
     } finally {
       this.running = false;
@@ -144,12 +169,18 @@ export class Scheduler {
     if (this.stopped || this.running) return;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
+    this.armedFor = undefined;
     const due = this.store.earliestDueAt();
     if (due === undefined) return;
     // A still clock reaches a later job only by `advance`: no timer would find it due.
     if (this.clock.still && due > this.clock.now()) return;
     const wait = Math.max(0, Math.min(due - this.clock.now(), 2 ** 31 - 1));
-    this.timer = setTimeout(() => this.runDue(this.clock.now()), wait);
+    this.armedFor = due;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.armedFor = undefined;
+      this.runDue(this.clock.now());
+    }, wait);
     this.timer.unref();
   }
 }

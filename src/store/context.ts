@@ -175,10 +175,11 @@ export function createContext(options: ContextOptions): SandboxContext {
         throw error;
       }
     }
-    // Joining the open group, not nested in another transaction call, with its checks first:
-    // no savepoint. A failure that wrote nothing leaves the group as it was; one that wrote
-    // dooms the group (rolled back at its commit, every request in it failing).
-    if (txOptions?.checksFirst && group.holding && counts.depth === 0) {
+    // Joining the open group with its checks first, on its own or nested in another transaction
+    // call: no savepoint. A failure that wrote nothing leaves the group (and the caller's
+    // savepoint, if any) as it was; one that wrote dooms the group (rolled back at its commit,
+    // every request in it failing), whatever a caller that catches the error does next.
+    if (txOptions?.checksFirst && group.holding) {
       const mark = counts.mark();
       const before = totalChanges.get();
       try {

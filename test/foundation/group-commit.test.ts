@@ -126,7 +126,7 @@ describe('group commit', () => {
       await ctx.close();
     });
 
-    it('nested in another transaction call, or opening the group, it keeps the usual rollback', async () => {
+    it('opening the group, it keeps the usual rollback; nested, a failure before writing lets the caller go on', async () => {
       const { ctx, write } = context('checks-first-nested');
       // Opening the group: a failure rolls back the group, which holds only its own writes.
       expect(() => ctx.tx(() => {
@@ -134,13 +134,13 @@ describe('group commit', () => {
         throw new Error('first of the turn');
       }, { checksFirst: true })).toThrow('first of the turn');
       expect(ctx.db.inTransaction).toBe(false);
-      // Nested: a savepoint of its own, so the caller may catch its failure and go on.
+      // Nested, no savepoint of its own: a refusal before its first write (a ledger posting's
+      // insufficient funds) leaves the caller's writes as they were, and the caller goes on.
       ctx.tx(() => {
         write(2);
         try {
           ctx.tx(() => {
-            write(3);
-            throw new Error('inner');
+            throw new Error('refused before writing');
           }, { checksFirst: true });
         } catch {
           // the caller goes on
@@ -151,6 +151,26 @@ describe('group commit', () => {
       await turn();
       await ctx.committed();
       expect(ctx.db.prepare('SELECT n FROM probe ORDER BY n').pluck().all()).toEqual([2, 4]);
+      await ctx.close();
+    });
+
+    it('nested, a failure after writing dooms the group even when the caller catches it', async () => {
+      const { ctx, write } = context('checks-first-nested-fault');
+      ctx.tx(() => write(1)); // opens the group
+      ctx.tx(() => {
+        write(2);
+        try {
+          ctx.tx(() => {
+            write(3);
+            throw new Error('a fault after writing');
+          }, { checksFirst: true });
+        } catch {
+          // the caller goes on, but what the inner call wrote cannot be undone alone
+        }
+        write(4);
+      });
+      await expect(ctx.committed()).rejects.toThrow(/rolled back: a transaction in it failed after writing \(a fault after writing\)/);
+      expect(ctx.db.prepare('SELECT n FROM probe ORDER BY n').pluck().all()).toEqual([]);
       await ctx.close();
     });
   });

@@ -226,6 +226,31 @@ describe('clock and scheduler', () => {
     await second.close();
   });
 
+  it('reads due jobs in batches, yet a job that removes or schedules another changes what runs next', () => {
+    const ctx = createContext({ db: ':memory:', logger: silentLogger, migrations: [...allMigrations], realNow: () => Date.parse('2026-01-01T00:00:00Z') });
+    const start = ctx.clock.now();
+    const ran: string[] = [];
+    const ids = new Map<string, string>();
+    ctx.scheduler.register('probe.batch', (job) => {
+      const { name } = job.payload as { name: string };
+      ran.push(`${name}@${(ctx.clock.now() - start) / 1000}`);
+      if (name === 'a') {
+        ctx.jobs.remove(ids.get('b')!); // due in the same batch: never runs
+        ctx.scheduler.schedule(job.platformId, 'probe.batch', 5_000, { name: 'd' }); // due before c: runs before it
+      }
+    });
+    const at = (name: string, seconds: number) => ids.set(name, ctx.tx(() => ctx.scheduler.schedule('p', 'probe.batch', seconds * 1000, { name })).id);
+    at('c', 30);
+    at('b', 20);
+    at('a', 10);
+    // More due at one time than one batch reads: every one runs, in order of id.
+    for (let i = 0; i < 70; i += 1) at(`many-${String(i).padStart(2, '0')}`, 40);
+    ctx.scheduler.advance(60);
+    expect(ran.slice(0, 3)).toEqual(['a@10', 'd@15', 'c@30']);
+    expect(ran.slice(3)).toEqual(Array.from({ length: 70 }, (_, i) => `many-${String(i).padStart(2, '0')}@40`));
+    expect(ctx.jobs.count()).toBe(0);
+  });
+
   it('follows real time: a job runs when real time passes its due time', async () => {
     const probe = probeApp();
     probe.ctx.scheduler.start();

@@ -41,9 +41,10 @@ export function insufficientFunds(accountId: string, available: number, requeste
 }
 
 /**
- * Records one balanced posting. Runs inside the caller's transaction (it opens a savepoint of
- * its own), checks that each currency nets to zero and that no account but the world's goes
- * below zero; on any failure nothing of the posting is written.
+ * Records one balanced posting. Runs inside the caller's transaction and makes its checks before
+ * its first write (`checksFirst`: no savepoint of its own, issue 26): each currency nets to zero,
+ * and no account but the world's goes below zero at any leg, the legs applied in order (as the
+ * balances' CHECK sees them); a refused posting writes nothing.
  */
 export function post(ctx: SandboxContext, platformId: string, reference: string, legs: readonly Leg[]): string {
   const net = new Map<string, number>();
@@ -58,21 +59,26 @@ export function post(ctx: SandboxContext, platformId: string, reference: string,
   const postingId = ctx.ids.next('Posting');
   const createdAt = ctx.clock.iso();
   ctx.tx(() => {
+    // Every leg's balance after the legs before it, read once per account that a leg debits.
+    const running = new Map<string, number>();
     for (const leg of legs) {
-      if (leg.amount < 0 && !leg.account.startsWith('world:')) {
-        const balance = repo.balance(leg.account);
-        if (balance + leg.amount < 0) {
-          const accountId = leg.account.split('#')[0]!;
-          throw insufficientFunds(accountId, balance, -leg.amount, leg.currency);
-        }
+      if (leg.account.startsWith('world:')) continue;
+      const known = running.get(leg.account);
+      if (leg.amount >= 0) {
+        if (known !== undefined) running.set(leg.account, known + leg.amount);
+        else if (legs.some((other) => other.account === leg.account && other.amount < 0)) running.set(leg.account, repo.balance(leg.account) + leg.amount);
+        continue;
       }
-      repo.append(platformId, postingId, reference, leg.account, leg.currency, leg.amount, createdAt);
+      const balance = known ?? repo.balance(leg.account);
+      if (balance + leg.amount < 0) throw insufficientFunds(leg.account.split('#')[0]!, balance, -leg.amount, leg.currency);
+      running.set(leg.account, balance + leg.amount);
     }
+    for (const leg of legs) repo.append(platformId, postingId, reference, leg.account, leg.currency, leg.amount, createdAt);
     if (balanceListeners.length) {
       const touched = [...new Set(legs.filter((leg) => !leg.account.startsWith('world:')).map((leg) => leg.account.split('#')[0]!))];
       for (const listener of balanceListeners) listener(ctx, platformId, touched);
     }
-  });
+  }, { checksFirst: true });
   return postingId;
 }
 
