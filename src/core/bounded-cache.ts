@@ -29,3 +29,15 @@ export class BoundedCache<V> {
     return value;
   }
 }
+
+/**
+ * Freezes `value` and everything in it, so one kept value can be handed to every caller: a
+ * caller that tries to change it fails (in strict mode) instead of changing it for the others.
+ */
+export function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    for (const item of Object.values(value)) deepFreeze(item);
+    Object.freeze(value);
+  }
+  return value;
+}

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import * as z from 'zod';
-import { BoundedCache } from '../core/bounded-cache.js';
+import { BoundedCache, deepFreeze } from '../core/bounded-cache.js';
 import { ApiError, ErrorCode, type FieldError } from '../core/errors.js';
 import { CURSOR_PAST_THE_END, isIssuedCursor } from '../core/pagination.js';
 import { collectingWarnings, warnIgnoredFields } from '../core/warnings.js';
@@ -217,14 +217,6 @@ export function queryOf<S extends z.ZodType>(c: AppContext, schema: S): z.infer<
 
 /** Query strings remembered per schema by `listQueryOf`, the latest 256 of each. */
 const queryMemos = new WeakMap<z.ZodType, BoundedCache<unknown>>();
-
-const deepFreeze = <T>(value: T): T => {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    for (const item of Object.values(value)) deepFreeze(item);
-    Object.freeze(value);
-  }
-  return value;
-};
 
 /**
  * `queryOf` for a list's query, whose validated value is a pure function of the query string (no

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { BoundedCache, deepFreeze } from '../../core/bounded-cache.js';
 import { perContext } from '../../core/per-context.js';
 import { ApiError, ErrorCode, notFound } from '../../core/errors.js';
 import { paginate, type Page } from '../../core/pagination.js';
@@ -120,7 +121,11 @@ function usageOf(ctx: SandboxContext, agent: AgentRow, policy: AgentPolicy): Usa
 // Presentation
 // ---------------------------------------------------------------------------------------------
 
-const policyOf = (agent: AgentRow) => JSON.parse(agent.policy) as AgentPolicy;
+/** Parsed policies by their stored text: an agent's request reads its policy three or four times (issue 26). */
+const policies = new BoundedCache<AgentPolicy>(256);
+
+/** The agent's policy, parsed once per policy text and frozen (shared by every caller). */
+const policyOf = (agent: AgentRow): AgentPolicy => policies.get(agent.policy, () => deepFreeze(JSON.parse(agent.policy) as AgentPolicy));
 
 /** The contract's Agent. */
 export function presentAgent(ctx: SandboxContext, agent: AgentRow): Record<string, unknown> {
@@ -138,8 +143,11 @@ export function presentAgent(ctx: SandboxContext, agent: AgentRow): Record<strin
   };
 }
 
-/** The contract's AgentAction: the quote as it stands now, the resulting transaction once there is one. */
-export function presentAction(ctx: SandboxContext, row: ActionRow): Record<string, unknown> {
+/**
+ * The contract's AgentAction: the quote as it stands now (`quote`: as its service just presented
+ * it, not read again), the resulting transaction once there is one.
+ */
+export function presentAction(ctx: SandboxContext, row: ActionRow, quote?: Record<string, unknown>): Record<string, unknown> {
   const body: Record<string, unknown> = {
     id: row.id,
     agentId: row.agent_id,
@@ -148,7 +156,7 @@ export function presentAction(ctx: SandboxContext, row: ActionRow): Record<strin
     status: row.status,
     type: row.type,
   };
-  if (row.quote_id !== null) body.quote = getQuote(ctx, row.platform_id, row.quote_id);
+  if (row.quote_id !== null) body.quote = quote ?? getQuote(ctx, row.platform_id, row.quote_id);
   if (row.transfer_details !== null) body.transferDetails = JSON.parse(row.transfer_details) as unknown;
   if (row.transaction_id !== null) body.transaction = getTransaction(ctx, row.platform_id, row.transaction_id);
   if (row.status === 'REJECTED' && row.rejection_reason !== null) body.rejectionReason = row.rejection_reason;
@@ -465,14 +473,18 @@ type Submission =
   | { type: 'TRANSFER_OUT'; request: TransferOutRequest & { amount: number }; details: Record<string, unknown> }
   | { type: 'TRANSFER_IN'; request: TransferInRequest; details: Record<string, unknown> };
 
-/** Runs the underlying operation through its own area's service; returns the resulting transaction's id. */
-function execute(ctx: SandboxContext, platform: Platform, submission: Submission): string {
+/**
+ * Runs the underlying operation through its own area's service; returns the resulting
+ * transaction's id, and the executed quote as the quotes service presented it (for an
+ * EXECUTE_QUOTE: the action shows it as it stands, with nothing changed since).
+ */
+function execute(ctx: SandboxContext, platform: Platform, submission: Submission): { transactionId: string; quote?: Record<string, unknown> } {
   if (submission.type === 'EXECUTE_QUOTE') {
-    executeQuote(ctx, platform, submission.quoteId);
-    return submission.transactionId;
+    const quote = executeQuote(ctx, platform, submission.quoteId);
+    return { transactionId: submission.transactionId, quote };
   }
-  if (submission.type === 'TRANSFER_OUT') return transferOut(ctx, platform, submission.request).id;
-  return transferIn(ctx, platform, submission.request).id;
+  if (submission.type === 'TRANSFER_OUT') return { transactionId: transferOut(ctx, platform, submission.request).id };
+  return { transactionId: transferIn(ctx, platform, submission.request).id };
 }
 
 function appendTransition(ctx: SandboxContext, row: ActionRow): void {
@@ -486,7 +498,8 @@ function appendTransition(ctx: SandboxContext, row: ActionRow): void {
 function submit(ctx: SandboxContext, principal: AuthenticatedAgent, submission: Submission, mode: 'AUTO' | 'APPROVAL_REQUIRED', amount: number, currency: string): Record<string, unknown> {
   const { agent, platform } = principal;
   const customer = getCustomer(ctx, platform.id, agent.customer_id);
-  const transactionId = mode === 'AUTO' ? execute(ctx, platform, submission) : null;
+  const executed = mode === 'AUTO' ? execute(ctx, platform, submission) : undefined;
+  const transactionId = executed?.transactionId ?? null;
   const now = ctx.clock.now();
   const row: ActionRow = {
     id: ctx.ids.next('AgentAction'),
@@ -512,7 +525,7 @@ function submit(ctx: SandboxContext, principal: AuthenticatedAgent, submission: 
   repoOf(ctx).insertAction(row);
   countUsage(ctx, row, 1);
   if (row.status === 'PENDING_APPROVAL') appendTransition(ctx, row);
-  return presentAction(ctx, row);
+  return presentAction(ctx, row, executed?.quote);
 }
 
 function submissionOf(row: ActionRow): Submission {
@@ -549,7 +562,7 @@ function approveWithOutcome(ctx: SandboxContext, platform: Platform, agentId: st
     let transactionId: string | null = null;
     let failure: ApiError | undefined;
     try {
-      transactionId = execute(ctx, platform, submissionOf(row));
+      transactionId = execute(ctx, platform, submissionOf(row)).transactionId;
     } catch (error) {
       if (!(error instanceof ApiError) || error.status >= 500) throw error;
       status = 'FAILED';

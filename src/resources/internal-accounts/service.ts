@@ -1,3 +1,4 @@
+import { BoundedCache, deepFreeze } from '../../core/bounded-cache.js';
 import { perContext } from '../../core/per-context.js';
 import { createHash } from 'node:crypto';
 import type { SandboxContext } from '../../store/context.js';
@@ -35,6 +36,17 @@ export { accountTypeOf, type InternalAccountType };
 
 const fallbackCurrency = (code: string): Currency => ({ code, name: code, symbol: '', decimals: 2 });
 
+/**
+ * An account's funding instructions, derived once and kept (frozen) for the latest 1,024
+ * accounts: every balance change presents its account in an `INTERNAL_ACCOUNT.BALANCE_UPDATED`
+ * event (issue 26).
+ */
+const instructions = new BoundedCache<Record<string, unknown>[]>(1024);
+function instructionsOf(row: InternalAccountRow): Record<string, unknown>[] {
+  const platformOwned = row.customer_id === null;
+  return instructions.get(`${row.id}|${row.currency}|${platformOwned ? 1 : 0}`, () => deepFreeze(fundingInstructions(row.id, row.currency, platformOwned)));
+}
+
 /** The contract's `InternalAccount` for a stored row, balances read through `balancesOf`. */
 export function presentInternalAccount(ctx: SandboxContext, row: InternalAccountRow): Record<string, unknown> {
   const currency = currencyOf(row.currency) ?? fallbackCurrency(row.currency);
@@ -46,7 +58,7 @@ export function presentInternalAccount(ctx: SandboxContext, row: InternalAccount
   out.balance = { amount: balances.available, currency };
   out.totalBalance = { amount: balances.total, currency };
   // Derived from the account, not stored: the same deterministic instructions every time.
-  out.fundingPaymentInstructions = fundingInstructions(row.id, row.currency, row.customer_id === null);
+  out.fundingPaymentInstructions = instructionsOf(row);
   out.createdAt = row.created_at;
   out.updatedAt = row.updated_at;
   return out;

@@ -11,7 +11,7 @@ import { accountBalances, bucketOf, insufficientFunds, move, post, worldAccount 
 import type { Platform } from '../../tenancy/index.js';
 import { price, type Pricing } from '../rates/index.js';
 import { findTransaction, getTransaction, recordTransaction, updateTransaction, type NewTransaction, type TransactionBody } from '../transactions/index.js';
-import { checkAmount, internalAccountOf, ownerForMovement, type AccountOwner } from '../transfers/index.js';
+import { checkAmount, internalAccountOf, moverOf, ownerForMovement, type AccountOwner } from '../transfers/index.js';
 import { checkPayRequest, getReceiverLookup, resolveUmaAddress } from '../uma/index.js';
 import { quoteGuards, type QuoteAuthorizationRequest, type QuoteGuard } from './guards.js';
 import { QuoteRepo, type QuoteRow } from './repo.js';
@@ -224,8 +224,7 @@ export function createQuote(ctx: SandboxContext, platform: Platform, request: Qu
           errors: [{ field: 'source.customerId', constraint: { rule: 'owner' }, message: 'Name the customer who owns the source account.' }],
         });
       }
-      owner = ownerForMovement(ctx, platform, account);
-      customer = account.customer_id === null ? undefined : getCustomer(ctx, platform.id, account.customer_id);
+      ({ owner, customer } = moverOf(ctx, platform, account));
       source = { kind: 'ACCOUNT', accountId: account.id, currency: account.currency };
       if (account.type === 'EMBEDDED_WALLET') walletSource = account;
     } else {

@@ -3,7 +3,7 @@ import { handlers } from './routes.js';
 import { SETTLE_TRANSFER_JOB, settleTransfer } from './service.js';
 import { registerPaymentTriggers } from './triggers.js';
 
-export { checkAmount, fundInternalAccount, internalAccountOf, ownerForMovement } from './service.js';
+export { checkAmount, fundInternalAccount, internalAccountOf, moverOf, ownerForMovement } from './service.js';
 export { defaultTransferInAmount, transferIn, transferOut } from './service.js';
 export { transferInRequest, transferOutRequest, type TransferInRequest, type TransferOutRequest } from './schemas.js';
 export type { AccountOwner } from './service.js';

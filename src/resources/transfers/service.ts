@@ -3,7 +3,7 @@ import { currencyOf, type Currency } from '../../core/money.js';
 import type { SandboxContext } from '../../store/context.js';
 import { TRANSFER_IN_DEFAULT_AMOUNT, transferInRules, transferOutcomeOf, transferOutRules, type TransferOutcome } from '../../rules/transfer-rules.js';
 import { recordRule } from '../../store/coverage.js';
-import { assertCustomerCanMoveMoney } from '../customers/index.js';
+import { assertCustomerCanMoveMoney, type CustomerRecord } from '../customers/index.js';
 import { getExternalAccountFor, primaryIdentifierSuffix, type ExternalAccount } from '../external-accounts/index.js';
 import { internalAccountRepo, presentInternalAccount, type InternalAccountRow } from '../internal-accounts/index.js';
 import { accountBalances, bucketOf, move, worldAccount } from '../ledger/index.js';
@@ -36,12 +36,17 @@ export function internalAccountOf(ctx: SandboxContext, platformId: string, id: s
  * nothing. Platform-owned transactions carry the platform's id as `customerId`.
  */
 export function ownerForMovement(ctx: SandboxContext, platform: Platform, account: InternalAccountRow): AccountOwner {
+  return moverOf(ctx, platform, account).owner;
+}
+
+/** `ownerForMovement` with the customer it read (none for a platform account), for a caller that needs the customer too. */
+export function moverOf(ctx: SandboxContext, platform: Platform, account: InternalAccountRow): { owner: AccountOwner; customer: CustomerRecord | undefined } {
   if (account.status !== 'ACTIVE') {
     throw new ApiError(400, ErrorCode.INVALID_INPUT, `Internal account ${account.id} is ${account.status} and cannot move money.`);
   }
-  if (account.customer_id === null) return { customerId: platform.id, platformCustomerId: 'PLATFORM' };
+  if (account.customer_id === null) return { owner: { customerId: platform.id, platformCustomerId: 'PLATFORM' }, customer: undefined };
   const customer = assertCustomerCanMoveMoney(ctx, platform, account.customer_id);
-  return { customerId: customer.id, platformCustomerId: customer.platformCustomerId };
+  return { owner: { customerId: customer.id, platformCustomerId: customer.platformCustomerId }, customer };
 }
 
 /**
