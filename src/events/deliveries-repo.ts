@@ -1,5 +1,5 @@
 import { ListQueries, uuidv7Floor, Where } from '../core/list-query.js';
-import type { Db } from '../store/db.js';
+import { keyedRows, type Db } from '../store/db.js';
 import type { Statement } from 'better-sqlite3';
 import type { DeferredCounts } from '../store/deferred-counts.js';
 import { DELIVERY_STATES, EVENT_COUNTS, EVENT_PLATFORM_KEY, EVENT_STATE_INDEX, eventStateRanges, type EventRow } from '../store/outbox.js';
@@ -72,7 +72,7 @@ export class DeliveriesRepo {
     private readonly counts: DeferredCounts,
   ) {
     this.lists = new ListQueries(db);
-    this.byIdStmt = db.prepare('SELECT * FROM events WHERE id = ?');
+    this.byIdStmt = keyedRows<DeliveryRow>(db.prepare('SELECT * FROM events WHERE id = ?'));
     this.seqAtOrAfterStmt = db.prepare('SELECT seq FROM events WHERE id >= ? ORDER BY id LIMIT 1').pluck();
     this.markSendingStmt = db.prepare(
       `UPDATE events SET delivery_state = 'SENDING', attempt_count = CASE WHEN @fresh THEN 1 ELSE attempt_count + 1 END,
@@ -130,7 +130,7 @@ export class DeliveriesRepo {
   }
 
   byId(id: string): DeliveryRow | undefined {
-    return this.byIdStmt.get(id) as DeliveryRow | undefined;
+    return this.byIdStmt.get(id);
   }
 
   /** Marks an attempt as started; `fresh` starts a new round (replay, test). */

@@ -86,3 +86,34 @@ export function migrate(db: Db, migrations: readonly Migration[]): string[] {
   }
   return ran;
 }
+
+/** A SELECT whose rows come back as objects keyed by column, read as arrays (`keyedRows`). */
+export interface KeyedRows<T> {
+  get(...params: unknown[]): T | undefined;
+  all(...params: unknown[]): T[];
+}
+
+/**
+ * Runs `statement` (a SELECT) in raw mode and keys each row by its column names here: better-
+ * sqlite3's own keyed rows cost about twice as much for a wide row (a customer's fifteen columns:
+ * 9.6-11.9 us against 4.5-8 us read as an array and keyed in a loop, issue 26). The columns are
+ * the statement's as prepared (after the migrations).
+ */
+export function keyedRows<T>(statement: Database.Statement<unknown[]>): KeyedRows<T> {
+  const names = statement.columns().map((column) => column.name);
+  statement.raw(true);
+  const keyed = (values: unknown[]): T => {
+    // The schema changes only when a database is opened (migrations), before any repo prepares.
+    if (values.length !== names.length) throw new Error(`keyedRows: ${values.length} columns where ${names.length} were prepared (${statement.source})`);
+    const row: Record<string, unknown> = {};
+    for (let i = 0; i < names.length; i += 1) row[names[i]!] = values[i];
+    return row as T;
+  };
+  return {
+    get: (...params) => {
+      const values = statement.get(...params) as unknown[] | undefined;
+      return values === undefined ? undefined : keyed(values);
+    },
+    all: (...params) => (statement.all(...params) as unknown[][]).map(keyed),
+  };
+}

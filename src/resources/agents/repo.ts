@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { Db, Migration } from '../../store/db.js';
+import { keyedRows, type Db, type KeyedRows, type Migration } from '../../store/db.js';
 import type { PageRequest } from '../../core/pagination.js';
 
 /**
@@ -180,8 +180,12 @@ function actionWhere(platformId: string, f: ActionFilter): Clause {
 /** The only SQL of the agents area. */
 export class AgentRepo {
   private readonly statements = new Map<string, Database.Statement<unknown[]>>();
+  /** Every agent request looks its agent up by token: keyed here from the row's array (`keyedRows`). */
+  private readonly byToken: KeyedRows<AgentRow>;
 
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: Db) {
+    this.byToken = keyedRows<AgentRow>(db.prepare('SELECT * FROM agents WHERE token_hash = ? AND deleted_at IS NULL'));
+  }
 
   /** One prepared statement per distinct SQL text (filters build a handful of shapes). */
   private stmt(sql: string): Database.Statement<unknown[]> {
@@ -205,7 +209,7 @@ export class AgentRepo {
   }
 
   agentByToken(tokenHash: string): AgentRow | undefined {
-    return this.stmt('SELECT * FROM agents WHERE token_hash = ? AND deleted_at IS NULL').get(tokenHash) as AgentRow | undefined;
+    return this.byToken.get(tokenHash);
   }
 
   updateAgent(row: AgentRow): void {

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { Db, Migration } from '../../store/db.js';
+import { keyedRows, type Db, type KeyedRows, type Migration } from '../../store/db.js';
 
 type Statement = Database.Statement<unknown[]>;
 
@@ -181,7 +181,7 @@ export interface CardFilter {
 export class CardRepo {
   private readonly insertCard: Statement;
   private readonly updateCardStmt: Statement;
-  private readonly cardById: Statement;
+  private readonly cardById: KeyedRows<CardRow>;
   private readonly cardAnywhere: Statement;
   private readonly insertSource: Statement;
   private readonly removeSources: Statement;
@@ -189,8 +189,8 @@ export class CardRepo {
   private readonly liveCountOfHolder: Statement;
   private readonly insertTx: Statement;
   private readonly updateTxStmt: Statement;
-  private readonly txById: Statement;
-  private readonly openTxOfCard: Statement;
+  private readonly txById: KeyedRows<CardTransactionRow>;
+  private readonly openTxOfCard: KeyedRows<CardTransactionRow>;
   private readonly usageStmt: Statement;
   private readonly addUsageStmt: Statement;
   private readonly insertSimulation: Statement;
@@ -214,7 +214,7 @@ export class CardRepo {
          max_transactions_per_day = @max_transactions_per_day, last4 = @last4, exp_month = @exp_month, exp_year = @exp_year,
          updated_at = @updated_at WHERE id = @id`,
     );
-    this.cardById = db.prepare('SELECT * FROM cards WHERE platform_id = ? AND id = ?');
+    this.cardById = keyedRows<CardRow>(db.prepare('SELECT * FROM cards WHERE platform_id = ? AND id = ?'));
     this.cardAnywhere = db.prepare('SELECT * FROM cards WHERE id = ?');
     this.insertSource = db.prepare('INSERT INTO card_funding_sources (card_id, platform_id, account_id, position) VALUES (?, ?, ?, ?)');
     this.removeSources = db.prepare('DELETE FROM card_funding_sources WHERE card_id = ?');
@@ -235,8 +235,8 @@ export class CardRepo {
          last_refund = @last_refund, pulled = @pulled, pull_count = @pull_count, pull_pending = @pull_pending,
          settle_count = @settle_count, refund_count = @refund_count, last_event_at = @last_event_at WHERE id = @id`,
     );
-    this.txById = db.prepare('SELECT * FROM card_transactions WHERE platform_id = ? AND id = ?');
-    this.openTxOfCard = db.prepare(`SELECT * FROM card_transactions WHERE card_id = ? AND status IN ('AUTHORIZED', 'PARTIALLY_SETTLED') ORDER BY id`);
+    this.txById = keyedRows<CardTransactionRow>(db.prepare('SELECT * FROM card_transactions WHERE platform_id = ? AND id = ?'));
+    this.openTxOfCard = keyedRows<CardTransactionRow>(db.prepare(`SELECT * FROM card_transactions WHERE card_id = ? AND status IN ('AUTHORIZED', 'PARTIALLY_SETTLED') ORDER BY id`));
     this.usageStmt = db.prepare('SELECT amount, count FROM card_daily_usage WHERE card_id = ? AND day = ?');
     this.addUsageStmt = db.prepare(
       `INSERT INTO card_daily_usage (card_id, day, amount, count) VALUES (?, ?, ?, ?)
@@ -284,7 +284,7 @@ export class CardRepo {
   }
 
   byId(platformId: string, id: string): CardRow | undefined {
-    return this.cardById.get(platformId, id) as CardRow | undefined;
+    return this.cardById.get(platformId, id);
   }
 
   /** A card by id on any platform (the reveal frame, whose signed URL is the capability). */
@@ -337,12 +337,12 @@ export class CardRepo {
   }
 
   transaction(platformId: string, id: string): CardTransactionRow | undefined {
-    return this.txById.get(platformId, id) as CardTransactionRow | undefined;
+    return this.txById.get(platformId, id);
   }
 
   /** Transactions of a card still holding funds (AUTHORIZED or PARTIALLY_SETTLED). */
   openTransactions(cardId: string): CardTransactionRow[] {
-    return this.openTxOfCard.all(cardId) as CardTransactionRow[];
+    return this.openTxOfCard.all(cardId);
   }
 
   usage(cardId: string, day: string): { amount: number; count: number } {

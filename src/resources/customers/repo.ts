@@ -1,7 +1,7 @@
 import { ListQueries, maintainedCountDdl, uuidv7Floor, Where, writerCountedTriggers, type KeysetPage, type MergedPage, type WriterCount } from '../../core/list-query.js';
 import type { DeferredCounts } from '../../store/deferred-counts.js';
 import type { PageRequest } from '../../core/pagination.js';
-import type { Db, Migration } from '../../store/db.js';
+import { keyedRows, type Db, type Migration } from '../../store/db.js';
 
 /** Customers of a platform, individuals and businesses. */
 export const customerMigrations: Migration[] = [
@@ -388,7 +388,7 @@ export class CustomerRepo {
       `UPDATE customers SET uma_address = @uma_address, region = @region, currencies = @currencies, kyc_status = @kyc_status, profile = @profile,
        consent = @consent, contact = @contact, is_deleted = @is_deleted, updated_at = @updated_at, wire = @wire WHERE id = @id`,
     );
-    this.byIdStmt = db.prepare('SELECT * FROM customers WHERE platform_id = ? AND id = ?');
+    this.byIdStmt = keyedRows<CustomerRow>(db.prepare('SELECT * FROM customers WHERE platform_id = ? AND id = ?'));
     this.activeByPlatformIdStmt = db
       .prepare(`SELECT id FROM customers WHERE ${PLATFORM_KEY} = substr(?, -8) AND ${PCID_KEY} = lower(?) AND platform_id = ? AND platform_customer_id = ? AND is_deleted = 0`)
       .pluck();
@@ -421,7 +421,7 @@ export class CustomerRepo {
   }
 
   byId(platformId: string, id: string): CustomerRow | undefined {
-    return this.byIdStmt.get(platformId, id) as CustomerRow | undefined;
+    return this.byIdStmt.get(platformId, id);
   }
 
   /** Id of the active customer holding this platformCustomerId, if any. */

@@ -1,7 +1,7 @@
 import type { Statement } from 'better-sqlite3';
 import type { PageRequest } from '../../core/pagination.js';
 import { ListQueries, maintainedCountDdl, Where } from '../../core/list-query.js';
-import type { Db, Migration } from '../../store/db.js';
+import { keyedRows, type Db, type Migration } from '../../store/db.js';
 
 /** External accounts of platforms and their customers; deleted ones stay for history (`deleted_at`). */
 export const externalAccountMigrations: Migration[] = [
@@ -127,7 +127,7 @@ export class ExternalAccountRepo {
         @default_uma_deposit, @beneficiary_verification_status, @beneficiary_verified_name, @account_info, @primary_identifier, @identity_key, @self_custody,
         @challenge_method, @challenge_message, @challenge_expires_at, @created_at, @updated_at, @deleted_at)`,
     );
-    this.byIdStmt = db.prepare('SELECT * FROM external_accounts WHERE id = ? AND platform_id = ?');
+    this.byIdStmt = keyedRows<ExternalAccountRow>(db.prepare('SELECT * FROM external_accounts WHERE id = ? AND platform_id = ?'));
     this.byIdAnyPlatformStmt = db.prepare('SELECT * FROM external_accounts WHERE id = ?');
     this.duplicateStmt = db.prepare(
       `SELECT id FROM external_accounts WHERE platform_id = ? AND customer_id IS ? AND identity_key = ? AND deleted_at IS NULL LIMIT 1`,
@@ -150,7 +150,7 @@ export class ExternalAccountRepo {
 
   /** The row of this platform with this id, deleted or not. */
   byId(platformId: string, id: string): ExternalAccountRow | undefined {
-    return this.byIdStmt.get(id, platformId) as ExternalAccountRow | undefined;
+    return this.byIdStmt.get(id, platformId);
   }
 
   /** The row with this id on any platform (hosted pages, whose link is the capability). */

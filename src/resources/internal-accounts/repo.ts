@@ -312,7 +312,9 @@ export class InternalAccountRepo {
     private readonly db: Db,
     private readonly counts: DeferredCounts,
   ) {
-    this.byIdStmt = db.prepare(`SELECT ${COLUMNS} FROM internal_accounts WHERE ${ID_KEY} = substr(@id, 1, 8) AND id = @id AND platform = @platform`);
+    // The id is the one asked for: not read back. The owner as hex text (no Buffer made), the
+    // values as an array (no keyed object): a third of the CPU of the keyed row (issue 26).
+    this.byIdStmt = db.prepare(`SELECT hex(customer_id), currency, status, created_at, updated_at FROM internal_accounts WHERE ${ID_KEY} = substr(?, 1, 8) AND id = ? AND platform = ?`).raw();
     this.ridStmt = db.prepare(`SELECT rid FROM internal_accounts WHERE ${ID_KEY} = substr(@id, 1, 8) AND id = @id`).pluck();
     this.byCustomerStmt = db.prepare(`SELECT ${COLUMNS} FROM internal_accounts WHERE ${OWNER_KEY} = substr(@customer, 1, 8) AND customer_id = @customer AND platform = @platform ORDER BY rid`);
     this.byPlatformOwnedStmt = db.prepare(`SELECT ${COLUMNS} FROM internal_accounts WHERE ${OWNER_KEY} IS NULL AND customer_id IS NULL AND platform = ? ORDER BY rid`);
@@ -388,8 +390,22 @@ export class InternalAccountRepo {
   byId(platformId: string, id: string): InternalAccountRow | undefined {
     const key = uuidBytes(id, ACCOUNT);
     if (!key) return undefined;
-    const row = this.byIdStmt.get({ id: key, platform: this.platform(platformId) }) as StoredRow | undefined;
-    return row && fromStored(row, platformId);
+    const row = this.byIdStmt.get(key, key, this.platform(platformId)) as [string, string, string | null, string | null, string | null] | undefined;
+    if (!row) return undefined;
+    const [customerHex, currency, status, createdAt, updatedAt] = row;
+    // `id` is canonical (uuidBytes takes the lower-case spelling only): the stored id's text.
+    const created = createdAt ?? uuidTimeIso(key);
+    return {
+      id,
+      platform_id: platformId,
+      // hex(NULL) is '': a platform's own account.
+      customer_id: customerHex ? uuidText(customerHex, CUSTOMER) : null,
+      type: accountTypeOf(currency),
+      currency,
+      status: status ?? 'ACTIVE',
+      created_at: created,
+      updated_at: updatedAt ?? created,
+    };
   }
 
   /** Accounts of one owner (`customerId` null: the platform's own), oldest first. */

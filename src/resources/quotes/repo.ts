@@ -1,4 +1,4 @@
-import type { Db, Migration } from '../../store/db.js';
+import { keyedRows, type Db, type Migration } from '../../store/db.js';
 
 /** Quotes: the priced, rate-locked instruction a payment executes. */
 export const quoteMigrations: Migration[] = [
@@ -44,7 +44,7 @@ export class QuoteRepo {
       `INSERT INTO quotes (id, platform_id, status, expires_at, executed_at, transaction_id, plan, body)
        VALUES (@id, @platform_id, @status, @expires_at, @executed_at, @transaction_id, @plan, @body)`,
     );
-    this.byIdStmt = db.prepare('SELECT * FROM quotes WHERE platform_id = ? AND id = ?');
+    this.byIdStmt = keyedRows<QuoteRow>(db.prepare('SELECT * FROM quotes WHERE platform_id = ? AND id = ?'));
     this.byTransactionStmt = db.prepare('SELECT * FROM quotes WHERE platform_id = ? AND transaction_id = ?');
     // Only an unexecuted quote can be claimed: this is what makes concurrent executes run once.
     this.markExecutedStmt = db.prepare('UPDATE quotes SET executed_at = ? WHERE id = ? AND executed_at IS NULL');
@@ -57,7 +57,7 @@ export class QuoteRepo {
   }
 
   byId(platformId: string, id: string): QuoteRow | undefined {
-    return this.byIdStmt.get(platformId, id) as QuoteRow | undefined;
+    return this.byIdStmt.get(platformId, id);
   }
 
   byTransaction(platformId: string, transactionId: string): QuoteRow | undefined {

@@ -1,5 +1,5 @@
 import { COUNT_CAP, ListQueries, maintainedCountDdl, uuidv7Floor, Where } from '../../core/list-query.js';
-import type { Db, Migration } from '../../store/db.js';
+import { keyedRows, type Db, type Migration } from '../../store/db.js';
 
 /** Transactions: the contract's Transaction as JSON, with the columns its filters need. */
 export const transactionMigrations: Migration[] = [
@@ -128,7 +128,7 @@ export class TransactionRepo {
          @destination_account, @reference, @quote_id, @created_at, @updated_at, @body)`,
     );
     this.updateStmt = db.prepare('UPDATE transactions SET status = ?, updated_at = ?, body = ? WHERE id = ?');
-    this.byIdStmt = db.prepare('SELECT * FROM transactions WHERE platform_id = ? AND id = ?');
+    this.byIdStmt = keyedRows<TransactionRow>(db.prepare('SELECT * FROM transactions WHERE platform_id = ? AND id = ?'));
     this.removePlatformStmt = db.prepare('DELETE FROM transactions WHERE platform_id = ?');
   }
 
@@ -141,7 +141,7 @@ export class TransactionRepo {
   }
 
   byId(platformId: string, id: string): TransactionRow | undefined {
-    return this.byIdStmt.get(platformId, id) as TransactionRow | undefined;
+    return this.byIdStmt.get(platformId, id);
   }
 
   /**
