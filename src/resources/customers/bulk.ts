@@ -76,6 +76,11 @@ function rowToRequest(row: Record<string, string>): Record<string, unknown> {
   return out;
 }
 
+/** The most bytes of a CSV parsed at once (under 1 ms of parsing here; 5 ms before the parser is compiled). */
+const PARSE_PIECE_BYTES = 8 * 1024;
+/** Parsing time after which the reader gives the event loop a turn (other requests, timers). */
+const PARSE_TURN_MS = 5;
+
 /** A CSV file read: its header and its rows in batches (JSON arrays of rows of cells), or why it is unreadable. */
 export type ReadCsv = { columns: string[]; batches: string[]; total: number } | { error: string };
 
@@ -116,10 +121,28 @@ export async function readCsv(source: AsyncIterable<Buffer | string>): Promise<R
   };
   // Each chunk is parsed as it arrives; once the file is known to be unreadable the rest is still
   // read (and dropped), so the request's stream ends as it should.
+  // A stream's async iterator hands over buffered chunks without a turn of the event loop between
+  // them (its promises are already settled): an upload arriving faster than it is parsed was
+  // parsed megabytes at a time, holding the loop 130-350 ms. So: pieces of at most 64 kB, and a
+  // turn of the event loop whenever the parsing since the last one took PARSE_TURN_MS.
+  let turnStarted = performance.now();
   for await (const chunk of source) {
     if (failure !== undefined || problem) continue;
-    parser.write(chunk);
-    drain();
+    for (let at = 0; at < chunk.length; at += PARSE_PIECE_BYTES) {
+      // Strings come in 64 kB slices already (`slices`); a Buffer is split anywhere, as a socket splits it.
+      const piece = typeof chunk === 'string' ? chunk : chunk.subarray(at, at + PARSE_PIECE_BYTES);
+      parser.write(piece);
+      drain();
+      if (typeof chunk === 'string' || failure !== undefined || problem) break;
+      if (performance.now() - turnStarted >= PARSE_TURN_MS) {
+        await nextTurn();
+        turnStarted = performance.now();
+      }
+    }
+    if (performance.now() - turnStarted >= PARSE_TURN_MS) {
+      await nextTurn();
+      turnStarted = performance.now();
+    }
   }
   if (failure === undefined && !problem) {
     try {
