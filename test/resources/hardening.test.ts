@@ -1,4 +1,4 @@
-import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import type { Logger } from '../../src/core/logger.js';
 import { individual, useSandbox } from '../helpers/sandbox.js';
@@ -35,10 +35,15 @@ const memory = () => {
 
 /**
  * Streams `totalBytes` to `url` as a chunked body (no Content-Length), as fast as the server
- * reads, sampling memory meanwhile; stops writing once the answer arrives.
+ * reads, sampling memory meanwhile; stops writing once the answer arrives. Over a plain socket:
+ * a server that answers early and closes makes node's HTTP client fail the write (EPIPE) before
+ * it hands over the answer it has already received (seen on a loaded machine); a socket gives
+ * every byte received, whatever the writes do.
  */
 function streamUpload(url: string, totalBytes: number, headers: Record<string, string> = {}): Promise<Upload> {
   const chunk = Buffer.alloc(256 * 1024, 'a');
+  const framed = Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')]);
+  const target = new URL(url);
   const baseline = memory();
   let peak = baseline;
   const sampler = setInterval(() => {
@@ -46,42 +51,75 @@ function streamUpload(url: string, totalBytes: number, headers: Record<string, s
   }, 5);
   return new Promise((resolve, reject) => {
     let sent = 0;
-    let answered = false;
-    const req = httpRequest(url, { method: 'POST', headers: { ...headers, 'Transfer-Encoding': 'chunked' } }, (res) => {
-      answered = true;
-      const parts: Buffer[] = [];
-      res.on('data', (part: Buffer) => parts.push(part));
-      res.on('end', () => {
-        clearInterval(sampler);
-        peak = Math.max(peak, memory());
-        const text = Buffer.concat(parts).toString('utf8');
-        let body: unknown = text;
-        try {
-          body = JSON.parse(text);
-        } catch {
-          // not JSON
+    let received = Buffer.alloc(0);
+    let settled = false;
+    /** The answer once the whole of it is in (status, headers, a Content-Length or chunked body). */
+    const answer = (): { status: number; body: unknown } | undefined => {
+      const head = received.indexOf('\r\n\r\n');
+      if (head < 0) return undefined;
+      const lines = received.subarray(0, head).toString('latin1').split('\r\n');
+      const status = Number(lines[0]!.split(' ')[1]);
+      const header = (name: string) => lines.find((line) => line.toLowerCase().startsWith(`${name}:`))?.slice(name.length + 1).trim();
+      let rest = received.subarray(head + 4);
+      let text: string;
+      if (header('transfer-encoding')?.toLowerCase() === 'chunked') {
+        const parts: Buffer[] = [];
+        for (;;) {
+          const eol = rest.indexOf('\r\n');
+          if (eol < 0) return undefined;
+          const size = parseInt(rest.subarray(0, eol).toString('latin1'), 16);
+          if (rest.length < eol + 2 + size + 2) return undefined;
+          if (size === 0) break;
+          parts.push(rest.subarray(eol + 2, eol + 2 + size));
+          rest = rest.subarray(eol + 2 + size + 2);
         }
-        resolve({ status: res.statusCode ?? 0, body, sentBytes: sent, peakGrowthBytes: peak - baseline });
-        req.destroy();
-      });
-    });
-    req.on('error', (error) => {
-      if (!answered) {
-        clearInterval(sampler);
-        reject(error);
+        text = Buffer.concat(parts).toString('utf8');
+      } else {
+        const length = Number(header('content-length') ?? NaN);
+        if (!(rest.length >= length)) return undefined;
+        text = rest.subarray(0, length).toString('utf8');
       }
+      let body: unknown = text;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        // not JSON
+      }
+      return { status, body };
+    };
+    const finish = (error?: Error) => {
+      if (settled) return;
+      const got = answer();
+      if (!got && !error) return;
+      settled = true;
+      clearInterval(sampler);
+      peak = Math.max(peak, memory());
+      socket.destroy();
+      if (got) resolve({ ...got, sentBytes: sent, peakGrowthBytes: peak - baseline });
+      else reject(error);
+    };
+    const socket = connect(Number(target.port), target.hostname, () => {
+      const lines = [`POST ${target.pathname}${target.search} HTTP/1.1`, `Host: ${target.host}`, 'Transfer-Encoding: chunked', ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
+      socket.write(`${lines.join('\r\n')}\r\n\r\n`);
+      pump();
     });
+    socket.on('data', (data: Buffer) => {
+      received = Buffer.concat([received, data]);
+      finish();
+    });
+    // A write refused because the server closed after answering: the answer decides.
+    socket.on('error', (error) => setImmediate(() => finish(error)));
+    socket.on('close', () => finish(new Error(`the connection closed without a whole answer (${received.length} bytes received)`)));
     const pump = () => {
-      while (!answered && sent < totalBytes) {
+      while (!settled && received.length === 0 && sent < totalBytes) {
         sent += chunk.length;
-        if (!req.write(chunk)) {
-          req.once('drain', pump);
+        if (!socket.write(framed)) {
+          socket.once('drain', pump);
           return;
         }
       }
-      if (!answered) req.end();
+      if (!settled && received.length === 0) socket.write('0\r\n\r\n');
     };
-    pump();
   });
 }
 
