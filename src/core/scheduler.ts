@@ -33,15 +33,15 @@ export type JobHandler = (job: Job) => void;
 /** Reports a job that threw, so the scheduler can go on with the others. */
 export type JobErrorReporter = (job: Job, error: unknown) => void;
 
+/** How many due jobs the scheduler reads from the store at once. */
+const DUE_BATCH = 32;
+
 /**
  * Runs delayed sandbox outcomes ("about 30 s", "about 6 minutes") when the sandbox clock
  * passes their due time. Each job runs in its own transaction together with its removal, so
  * a job either happens once or not at all. Follows real time with a timer, and runs every
  * job that falls due when the clock is advanced.
  */
-/** How many due jobs the scheduler reads from the store at once. */
-const DUE_BATCH = 32;
-
 export class Scheduler {
   private readonly handlers = new Map<string, JobHandler>();
   private timer: NodeJS.Timeout | undefined;

@@ -1,6 +1,5 @@
 import { ListQueries, uuidv7Floor, Where } from '../core/list-query.js';
-import { keyedRows, type Db } from '../store/db.js';
-import type { Statement } from 'better-sqlite3';
+import { keyedRows, statementPerLimit, type Db } from '../store/db.js';
 import type { DeferredCounts } from '../store/deferred-counts.js';
 import { DELIVERY_STATES, EVENT_COUNTS, EVENT_PLATFORM_KEY, EVENT_STATE_INDEX, eventStateRanges, type EventRow } from '../store/outbox.js';
 
@@ -51,7 +50,7 @@ export interface DeliveryFilter {
 
 /** The only SQL of webhook delivery: the events' delivery columns and the attempts log. */
 export class DeliveriesRepo {
-  private readonly readyStmts = new Map<number, Statement>();
+  private readonly readyStmt;
   private readonly byIdStmt;
   private readonly markSendingStmt;
   private readonly setStateStmt;
@@ -68,10 +67,22 @@ export class DeliveriesRepo {
   private readonly seqAtOrAfterStmt;
 
   constructor(
-    private readonly db: Db,
+    db: Db,
     private readonly counts: DeferredCounts,
   ) {
     this.lists = new ListQueries(db);
+    // Per-resource order: an event waits while an earlier event of the same resource is unfinished.
+    // The limit is written into the SQL (`statementPerLimit`; at most the worker's room of 16).
+    this.readyStmt = statementPerLimit(
+      db,
+      (limit) => `SELECT e.* FROM events e
+       WHERE e.delivery_state = 'PENDING'
+         AND (e.resource_id IS NULL OR NOT EXISTS (
+           SELECT 1 FROM events p
+           WHERE p.platform_id = e.platform_id AND p.resource_id = e.resource_id AND p.seq < e.seq
+             AND p.delivery_state IN ('PENDING', 'SENDING', 'RETRYING')))
+       ORDER BY e.seq LIMIT ${limit}`,
+    );
     this.byIdStmt = keyedRows<DeliveryRow>(db.prepare('SELECT * FROM events WHERE id = ?'));
     this.seqAtOrAfterStmt = db.prepare('SELECT seq FROM events WHERE id >= ? ORDER BY id LIMIT 1').pluck();
     this.markSendingStmt = db.prepare(
@@ -104,29 +115,9 @@ export class DeliveriesRepo {
     this.attemptCountStmt = db.prepare('SELECT COUNT(*) AS n FROM webhook_attempts WHERE event_id = ?');
   }
 
-  /** Events due for an attempt now, oldest first, never two of one resource out of order. */
-  /**
-   * Up to `limit` events due for delivery, oldest first. Per-resource order: an event waits while
-   * an earlier event of the same resource is unfinished. The limit is written into the SQL (one
-   * statement per limit, at most the worker's room of 16): a bound `LIMIT ?` made SQLite prepare
-   * the statement again on every run (the worker reads it twice a delivery, issue 26).
-   */
+  /** Up to `limit` events due for an attempt now, oldest first, never two of one resource out of order. */
   ready(limit: number): DeliveryRow[] {
-    if (!Number.isSafeInteger(limit) || limit < 1) throw new Error(`ready: limit ${limit} is not a positive integer`);
-    let statement = this.readyStmts.get(limit);
-    if (!statement) {
-      statement = this.db.prepare(
-        `SELECT e.* FROM events e
-         WHERE e.delivery_state = 'PENDING'
-           AND (e.resource_id IS NULL OR NOT EXISTS (
-             SELECT 1 FROM events p
-             WHERE p.platform_id = e.platform_id AND p.resource_id = e.resource_id AND p.seq < e.seq
-               AND p.delivery_state IN ('PENDING', 'SENDING', 'RETRYING')))
-         ORDER BY e.seq LIMIT ${limit}`,
-      );
-      this.readyStmts.set(limit, statement);
-    }
-    return statement.all() as DeliveryRow[];
+    return this.readyStmt(limit).all() as DeliveryRow[];
   }
 
   byId(id: string): DeliveryRow | undefined {

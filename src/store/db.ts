@@ -87,6 +87,24 @@ export function migrate(db: Db, migrations: readonly Migration[]): string[] {
   return ran;
 }
 
+/**
+ * One statement per limit, the limit written into the SQL as a literal: a bound `LIMIT ?` makes
+ * SQLite prepare the statement again on every run (the empty due-jobs read: 11 against 0.7 us,
+ * issue 26). `sqlOf` makes the SQL for a limit; a limit is a positive integer.
+ */
+export function statementPerLimit(db: Db, sqlOf: (limit: number) => string): (limit: number) => Database.Statement<unknown[]> {
+  const statements = new Map<number, Database.Statement<unknown[]>>();
+  return (limit) => {
+    if (!Number.isSafeInteger(limit) || limit < 1) throw new Error(`a limit must be a positive integer, not ${limit}`);
+    let statement = statements.get(limit);
+    if (!statement) {
+      statement = db.prepare<unknown[]>(sqlOf(limit));
+      statements.set(limit, statement);
+    }
+    return statement;
+  };
+}
+
 /** A SELECT whose rows come back as objects keyed by column, read as arrays (`keyedRows`). */
 export interface KeyedRows<T> {
   get(...params: unknown[]): T | undefined;

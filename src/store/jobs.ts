@@ -1,6 +1,5 @@
 import type { Job, JobStore } from '../core/scheduler.js';
-import type { Db, Migration } from './db.js';
-import type { Statement } from 'better-sqlite3';
+import { statementPerLimit, type Db, type Migration } from './db.js';
 
 /** Pending scheduler jobs; they survive a restart because they live here. */
 export const jobMigrations: Migration[] = [
@@ -37,8 +36,8 @@ const toJob = (row: JobRow): Job => ({
 /** The SQLite implementation of the scheduler's JobStore. */
 export class SqliteJobStore implements JobStore {
   private readonly insertStmt;
-  /** The due-jobs statement per batch size: a literal LIMIT (a bound one made the read ten times slower, 0.7 against 11 µs). */
-  private readonly nextStmts = new Map<number, Statement>();
+  /** The due jobs, up to a batch size written into the SQL (`statementPerLimit`). */
+  private readonly nextStmt;
   private readonly earliestStmt;
   private readonly removeStmt;
   private readonly removePlatformStmt;
@@ -49,7 +48,7 @@ export class SqliteJobStore implements JobStore {
 
 
   constructor(
-    private readonly db: Db,
+    db: Db,
     /**
      * The context's transaction call (`SandboxContext.tx`): a job joins the open commit group,
      * or opens one, instead of committing on its own.
@@ -59,6 +58,7 @@ export class SqliteJobStore implements JobStore {
     this.insertStmt = db.prepare(
       'INSERT INTO jobs (id, platform_id, kind, due_at, payload) VALUES (?, ?, ?, ?, ?)',
     );
+    this.nextStmt = statementPerLimit(db, (limit) => `SELECT * FROM jobs WHERE due_at <= ? ORDER BY due_at, id LIMIT ${limit}`);
     this.earliestStmt = db.prepare('SELECT MIN(due_at) AS due FROM jobs');
     this.removeStmt = db.prepare('DELETE FROM jobs WHERE id = ?');
     this.removePlatformStmt = db.prepare('DELETE FROM jobs WHERE platform_id = ?');
@@ -77,13 +77,7 @@ export class SqliteJobStore implements JobStore {
   }
 
   nextDue(atMs: number, limit: number): Job[] {
-    if (!Number.isSafeInteger(limit) || limit < 1) throw new Error(`nextDue: limit ${limit} is not a positive integer`);
-    let statement = this.nextStmts.get(limit);
-    if (!statement) {
-      statement = this.db.prepare(`SELECT * FROM jobs WHERE due_at <= ? ORDER BY due_at, id LIMIT ${limit}`);
-      this.nextStmts.set(limit, statement);
-    }
-    return (statement.all(atMs) as JobRow[]).map(toJob);
+    return (this.nextStmt(limit).all(atMs) as JobRow[]).map(toJob);
   }
 
   earliestDueAt(): number | undefined {

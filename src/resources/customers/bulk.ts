@@ -120,28 +120,24 @@ export async function readCsv(source: AsyncIterable<Buffer | string>): Promise<R
     for (let record = parser.read() as string[] | null; record !== null; record = parser.read() as string[] | null) take(record);
   };
   // Each chunk is parsed as it arrives; once the file is known to be unreadable the rest is still
-  // read (and dropped), so the request's stream ends as it should.
-  // A stream's async iterator hands over buffered chunks without a turn of the event loop between
-  // them (its promises are already settled): an upload arriving faster than it is parsed was
-  // parsed megabytes at a time, holding the loop 130-350 ms. So: pieces of at most 64 kB, and a
-  // turn of the event loop whenever the parsing since the last one took PARSE_TURN_MS.
+  // read (and dropped), so the request's stream ends as it should. A stream's async iterator hands
+  // over buffered chunks with its promises already settled, so no turn of the event loop comes
+  // between them by itself (an upload arriving faster than it was parsed held the loop 130-350 ms):
+  // Buffers are parsed PARSE_PIECE_BYTES at a time, with a turn whenever PARSE_TURN_MS have passed.
   let turnStarted = performance.now();
+  const turnIfDue = async () => {
+    if (performance.now() - turnStarted < PARSE_TURN_MS) return;
+    await nextTurn();
+    turnStarted = performance.now();
+  };
   for await (const chunk of source) {
     if (failure !== undefined || problem) continue;
-    for (let at = 0; at < chunk.length; at += PARSE_PIECE_BYTES) {
-      // Strings come in 64 kB slices already (`slices`); a Buffer is split anywhere, as a socket splits it.
-      const piece = typeof chunk === 'string' ? chunk : chunk.subarray(at, at + PARSE_PIECE_BYTES);
-      parser.write(piece);
+    // Strings come in 64 kB slices already (`slices`); a Buffer is split anywhere, as a socket splits it.
+    const step = typeof chunk === 'string' ? chunk.length : PARSE_PIECE_BYTES;
+    for (let at = 0; at < chunk.length && failure === undefined && !problem; at += step) {
+      parser.write(typeof chunk === 'string' ? chunk : chunk.subarray(at, at + step));
       drain();
-      if (typeof chunk === 'string' || failure !== undefined || problem) break;
-      if (performance.now() - turnStarted >= PARSE_TURN_MS) {
-        await nextTurn();
-        turnStarted = performance.now();
-      }
-    }
-    if (performance.now() - turnStarted >= PARSE_TURN_MS) {
-      await nextTurn();
-      turnStarted = performance.now();
+      await turnIfDue();
     }
   }
   if (failure === undefined && !problem) {

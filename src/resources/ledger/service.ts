@@ -59,19 +59,18 @@ export function post(ctx: SandboxContext, platformId: string, reference: string,
   const postingId = ctx.ids.next('Posting');
   const createdAt = ctx.clock.iso();
   ctx.tx(() => {
-    // Every leg's balance after the legs before it, read once per account that a leg debits.
-    const running = new Map<string, number>();
+    // Each debit against the balance after the legs before it: the stored balance (read once per
+    // debited account) plus what this posting's earlier legs moved.
+    const stored = new Map<string, number>();
+    const moved = new Map<string, number>();
     for (const leg of legs) {
       if (leg.account.startsWith('world:')) continue;
-      const known = running.get(leg.account);
-      if (leg.amount >= 0) {
-        if (known !== undefined) running.set(leg.account, known + leg.amount);
-        else if (legs.some((other) => other.account === leg.account && other.amount < 0)) running.set(leg.account, repo.balance(leg.account) + leg.amount);
-        continue;
-      }
-      const balance = known ?? repo.balance(leg.account);
-      if (balance + leg.amount < 0) throw insufficientFunds(leg.account.split('#')[0]!, balance, -leg.amount, leg.currency);
-      running.set(leg.account, balance + leg.amount);
+      const before = moved.get(leg.account) ?? 0;
+      moved.set(leg.account, before + leg.amount);
+      if (leg.amount >= 0) continue;
+      let balance = stored.get(leg.account);
+      if (balance === undefined) stored.set(leg.account, (balance = repo.balance(leg.account)));
+      if (balance + before + leg.amount < 0) throw insufficientFunds(leg.account.split('#')[0]!, balance + before, -leg.amount, leg.currency);
     }
     for (const leg of legs) repo.append(platformId, postingId, reference, leg.account, leg.currency, leg.amount, createdAt);
     if (balanceListeners.length) {
