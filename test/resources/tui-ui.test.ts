@@ -487,7 +487,7 @@ describe('terminal UI: platforms', () => {
     mounted.push(instance);
     const frame = () => (instance.lastFrame() ?? '').replace(ANSI, '');
     const until = async (text: string) => {
-      const deadline = Date.now() + 8000;
+      const deadline = Date.now() + 20_000;
       while (!frame().includes(text)) {
         if (Date.now() > deadline) throw new Error(`not on screen: ${text}\n${frame()}`);
         await new Promise((resolve) => setTimeout(resolve, 20));
