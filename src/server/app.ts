@@ -9,6 +9,7 @@ import { CONTRACT_VERSION, operations, toHonoPath, type ContractOperation } from
 import { authenticationFor } from './auth.js';
 import { bodyLimits, DEFAULT_BODY_LIMIT } from './body-limits.js';
 import { faultGate } from './faults.js';
+import { lingerOnClose } from './linger.js';
 import { RememberingRouter } from './remembering-router.js';
 import type { AppContext, AppEnv, OperationHandler, ServedArea } from './env.js';
 import type { AuthSchemes } from './principals.js';
@@ -125,7 +126,8 @@ function operationGate(op: ContractOperation, limits: MiddlewareHandler<AppEnv>)
  * length up to DEFAULT_BODY_LIMIT is drained instead (node reads it to its end once the answer is
  * sent, and drops it): a client still writing it then gets the answer whole, where a connection
  * closed under its upload could end in a reset before the answer is read (a 400 about a query
- * parameter, given before a 1 MB body was read).
+ * parameter, given before a 1 MB body was read). The close lingers (linger.ts): a client still
+ * writing reads its answer before the connection goes.
  */
 function closeIfBodyUnread(c: Context<AppEnv>): void {
   const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
@@ -135,6 +137,7 @@ function closeIfBodyUnread(c: Context<AppEnv>): void {
   if (length === undefined && !chunked) return;
   if (!chunked && Number(length) <= DEFAULT_BODY_LIMIT) return;
   c.res.headers.set('Connection', 'close');
+  if (incoming.socket) lingerOnClose(incoming.socket);
 }
 
 /** Serializes an ApiError: the one place an error body is written. */

@@ -35,10 +35,10 @@ const memory = () => {
 
 /**
  * Streams `totalBytes` to `url` as a chunked body (no Content-Length), as fast as the server
- * reads, sampling memory meanwhile; stops writing once the answer arrives. Over a plain socket:
- * a server that answers early and closes makes node's HTTP client fail the write (EPIPE) before
- * it hands over the answer it has already received (seen on a loaded machine); a socket gives
- * every byte received, whatever the writes do.
+ * reads, sampling memory meanwhile; stops writing once the answer arrives. Over a plain socket,
+ * which hands over every byte received as it comes (node's HTTP client failed a write with EPIPE
+ * before handing over the answer it had). The sandbox's close after an early answer lingers, so a
+ * client still writing is not reset before it reads the answer (the lingering-close test below).
  */
 function streamUpload(url: string, totalBytes: number, headers: Record<string, string> = {}): Promise<Upload> {
   const chunk = Buffer.alloc(256 * 1024, 'a');
@@ -163,6 +163,59 @@ describe('request bodies are bounded before they are read', () => {
     expect(upload.sentBytes).toBeLessThan(OFFERED);
     expect(upload.peakGrowthBytes).toBeLessThan(48 * MB);
     console.log(`documents: refused after ${(upload.sentBytes / MB).toFixed(1)} MB written, peak growth ${(upload.peakGrowthBytes / MB).toFixed(1)} MB`);
+  });
+
+  it('an answer given while the upload streams is followed by a lingering close: the client writes on without a reset, then the connection goes', async () => {
+    // Without credentials the answer (401) comes before the body is read. The client keeps its
+    // side open after the sandbox's FIN, as one still uploading does.
+    const socket = connect({ port: Number(new URL(s.sandbox.origin).port), host: '127.0.0.1', allowHalfOpen: true });
+    const errors: Error[] = [];
+    socket.on('error', (error) => errors.push(error));
+    let received = '';
+    let ended = false;
+    socket.on('data', (data: Buffer) => (received += data.toString('latin1')));
+    socket.on('end', () => (ended = true));
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    const chunk = Buffer.alloc(64 * 1024, 'a');
+    const framed = Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')]);
+    const write = (data: Buffer | string) =>
+      new Promise<void>((resolve) =>
+        socket.write(data, (error) => {
+          if (error) errors.push(error);
+          resolve();
+        }),
+      );
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    await write('POST /2025-10-13/documents HTTP/1.1\r\nHost: sandbox\r\nTransfer-Encoding: chunked\r\nContent-Type: multipart/form-data; boundary=x\r\n\r\n');
+    await write(framed);
+    const deadline = Date.now() + 10_000;
+    while (!(/\r\n\r\n[\s\S]*UNAUTHORIZED/.test(received) && ended) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(received).toMatch(/^HTTP\/1\.1 401 [\s\S]*connection: close/i);
+    expect(ended).toBe(true);
+    // The sandbox ended its side; had it destroyed the socket at once, these writes would fail
+    // (EPIPE), and a client's answer could be lost to the reset.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    for (let i = 0; i < 32; i += 1) await write(framed);
+    await write('0\r\n\r\n');
+    expect(errors).toEqual([]);
+    socket.end();
+    await closed;
+    expect(errors).toEqual([]);
+
+    // A client that never stops is cut off once the linger's bytes are read (16 MB), not at 200 MB.
+    const endless = connect({ port: Number(new URL(s.sandbox.origin).port), host: '127.0.0.1', allowHalfOpen: true });
+    endless.on('error', () => {});
+    await new Promise<void>((resolve) => endless.once('connect', () => resolve()));
+    endless.write('POST /2025-10-13/documents HTTP/1.1\r\nHost: sandbox\r\nTransfer-Encoding: chunked\r\nContent-Type: multipart/form-data; boundary=x\r\n\r\n');
+    let sent = 0;
+    let failed = false;
+    while (!failed && sent < 200 * MB) {
+      sent += framed.length;
+      failed = await new Promise<boolean>((resolve) => endless.write(framed, (error) => resolve(Boolean(error))));
+    }
+    endless.destroy();
+    expect(failed).toBe(true);
+    expect(sent).toBeLessThan(48 * MB);
   });
 
   it('a JSON body over 1 MB is refused whether declared or chunked; small ones pass', async () => {
