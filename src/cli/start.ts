@@ -77,10 +77,6 @@ export async function runStart(options: StartOptions): Promise<void> {
         '',
       ].join('\n') + '\n';
   }
-  process.stdout.write(banner);
-  if (options.logFormat === 'json') {
-    logger.info('started', { baseUrl: sandbox.baseUrl, clientId: options.clientId, database: options.db, controlPlane: `${sandbox.origin}/_sandbox` });
-  }
   const running = sandbox;
   let stopping = false;
   const stop = (signal: string) => {
@@ -97,9 +93,14 @@ export async function runStart(options: StartOptions): Promise<void> {
   };
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));
-  // The terminal closing (SIGHUP) stops it as cleanly as Ctrl-C.
+  // The terminal closing (SIGHUP) stops it as cleanly as Ctrl-C. Every handler is in place before
+  // the ready line: a script that signals the sandbox as soon as it reads that line stops it cleanly.
   process.once('SIGHUP', () => stop('SIGHUP'));
   watchParent(() => stop('the end of the process that started it'));
+  process.stdout.write(banner);
+  if (options.logFormat === 'json') {
+    logger.info('started', { baseUrl: sandbox.baseUrl, clientId: options.clientId, database: options.db, controlPlane: `${sandbox.origin}/_sandbox` });
+  }
 }
 
 /**
