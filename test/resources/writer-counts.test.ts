@@ -14,7 +14,7 @@ import { Api, individual } from '../helpers/sandbox.js';
 
 // Counts written by their writer, a transaction's deltas summed by bucket just before it commits
 // (DeferredCounts), not by an insert trigger a row: internal accounts (internal-accounts-perf-004),
-// customers (customers-perf-006) and events (outbox-perf-004). The counts must equal the rows at
+// customers (customers-perf-006), events (outbox-perf-004) and transactions (transactions-perf-001). The counts must equal the rows at
 // every commit, whatever fails or is deleted in between, and a list read before the commit must
 // count what it sees.
 
@@ -32,6 +32,10 @@ const TABLES = [
   {
     counts: 'SELECT platform_id, type, delivery_state, n FROM event_counts WHERE n <> 0 ORDER BY 1, 2, 3',
     rows: 'SELECT platform_id, type, delivery_state, COUNT(*) FROM events GROUP BY 1, 2, 3 ORDER BY 1, 2, 3',
+  },
+  {
+    counts: 'SELECT platform_id, type, status, n FROM transaction_counts WHERE n <> 0 ORDER BY 1, 2, 3',
+    rows: 'SELECT platform_id, type, status, COUNT(*) FROM transactions GROUP BY 1, 2, 3 ORDER BY 1, 2, 3',
   },
 ];
 
@@ -207,6 +211,50 @@ describe('counts written once a commit: internal accounts, customers, events', (
       expect(loaded.status).toBe(200);
       expect(counted(sandbox)).toEqual(recounted(sandbox));
       expect(recounted(sandbox)).not.toEqual(before);
+    });
+  });
+
+  it('transactions: each list answer counts what it lists under concurrent payouts, status changes are counted, an import counts the rows it restores', async () => {
+    await fileSandbox(async (sandbox) => {
+      const api = new Api(sandbox);
+      const customer = (await api.post('/customers', individual(['USD']))).body;
+      const usd = (await api.get(`/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}`)).body.data[0].id as string;
+      expect((await api.post(`/sandbox/internal-accounts/${encodeURIComponent(usd)}/fund`, { amount: 1_000_000 })).status).toBe(200);
+      const payee = await api.post('/customers/external-accounts', {
+        customerId: customer.id,
+        currency: 'USD',
+        accountInfo: { accountType: 'USD_ACCOUNT', accountNumber: '12345678901', routingNumber: '021000021', bankAccountType: 'CHECKING', beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Pat Payee', countryOfResidence: 'US', address: { line1: '1 Main Street', postalCode: '94105', country: 'US' } } },
+      });
+      expect(payee.status).toBe(201);
+      const payout = async () => {
+        const quote = await api.post('/quotes', { source: { sourceType: 'ACCOUNT', accountId: usd }, destination: { destinationType: 'ACCOUNT', accountId: payee.body.id }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 1_00 });
+        expect(quote.status, JSON.stringify(quote.body)).toBe(201);
+        return api.post(`/quotes/${encodeURIComponent(quote.body.id)}/execute`);
+      };
+      const lists: Promise<{ status: number; body: { data: unknown[]; totalCount: number } }>[] = [];
+      const payouts: Promise<{ status: number }>[] = [];
+      for (let i = 0; i < 8; i += 1) {
+        payouts.push(payout());
+        lists.push(api.get('/transactions?limit=100'), api.get('/transactions?type=OUTGOING&limit=100'), api.get('/transactions?type=OUTGOING&status=PENDING&limit=100'));
+      }
+      for (const res of await Promise.all(payouts)) expect(res.status).toBe(200);
+      for (const res of await Promise.all(lists)) {
+        expect(res.status).toBe(200);
+        expect(res.body.totalCount).toBe(res.body.data.length);
+      }
+      expect(counted(sandbox)).toEqual(recounted(sandbox));
+      // The payouts move on in time (their status changes are counted by the update trigger).
+      expect((await api.post('/_sandbox/clock/advance', { seconds: 3600 })).status).toBe(200);
+      expect(counted(sandbox)).toEqual(recounted(sandbox));
+      const outgoing = (await api.get('/transactions?type=OUTGOING&limit=100')).body;
+      expect(outgoing.totalCount).toBe(8);
+      // An import of the snapshot after more payouts: the counts are the restored rows.
+      const snapshot = (await api.get('/_sandbox/snapshot')).body;
+      const [, imported] = await Promise.all([payout(), api.post('/_sandbox/snapshot', snapshot), payout()]);
+      expect(imported.status).toBe(200);
+      expect(counted(sandbox)).toEqual(recounted(sandbox));
+      const after = (await api.get('/transactions?limit=100')).body;
+      expect(after.totalCount).toBe(after.data.length);
     });
   });
 

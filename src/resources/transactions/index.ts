@@ -1,7 +1,7 @@
 import type { Area } from '../area.js';
 import { APPROVAL_EXPIRY_JOB, expireApproval, removePlatformApprovals } from './approvals.js';
 import { approvalMigrations } from './approvals-repo.js';
-import { transactionMigrations } from './repo.js';
+import { TRANSACTION_COUNTS, transactionMigrations } from './repo.js';
 import { handlers } from './routes.js';
 import { removePlatformTransactions } from './service.js';
 
@@ -25,4 +25,6 @@ export const transactionsArea: Area = {
     removePlatformApprovals(ctx, platform.id);
     removePlatformTransactions(ctx, platform.id);
   },
+  // A snapshot import puts a platform's transactions back as rows: counted again (no trigger counts a new row).
+  derived: { columns: {}, refill: (ctx, platformId) => ctx.counts.recountPlatform(TRANSACTION_COUNTS, platformId) },
 };

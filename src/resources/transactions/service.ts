@@ -28,7 +28,7 @@ export type NewTransaction = Record<string, unknown> & {
   destination?: { accountId?: string } & Record<string, unknown>;
 };
 
-const repoOf = perContext((ctx: SandboxContext) => new TransactionRepo(ctx.db));
+const repoOf = perContext((ctx: SandboxContext) => new TransactionRepo(ctx.db, ctx.counts));
 
 /**
  * The webhook type of a transaction status: `OUTGOING_PAYMENT.<STATUS>` or
