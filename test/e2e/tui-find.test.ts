@@ -1,4 +1,4 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/index.js';
 import { bin } from '../helpers/cli.js';
-import { machineTool } from '../helpers/machine.js';
+import { machineTool, tmuxOnSocket } from '../helpers/machine.js';
 import { seedCustomers } from '../helpers/seed-customers.js';
 
 /**
@@ -18,7 +18,7 @@ import { seedCustomers } from '../helpers/seed-customers.js';
  */
 const tmuxPath = machineTool('tmux', ['/usr/bin/tmux', '/usr/local/bin/tmux'], 'apt-get install -y tmux');
 const socket = `sandbox-find-${process.pid}-${randomUUID().slice(0, 8)}`;
-const tmux = (...args: string[]) => spawnSync(tmuxPath!, ['-L', socket, ...args], { encoding: 'utf8' });
+const tmux = tmuxOnSocket(tmuxPath, socket);
 const AUTH = `Basic ${Buffer.from('sandbox-client-id:sandbox-client-secret').toString('base64')}`;
 const demo = fileURLToPath(new URL('../../fixtures/demo.json', import.meta.url));
 const dirs: string[] = [];

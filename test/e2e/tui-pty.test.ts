@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { bin, startCli } from '../helpers/cli.js';
-import { machineTool } from '../helpers/machine.js';
+import { machineTool, tmuxOnSocket } from '../helpers/machine.js';
 
 /**
  * Drives `service-sandbox ui` in a real pseudo-terminal (tmux, on a server of its own) against
@@ -17,7 +17,7 @@ const tmuxPath = machineTool('tmux', ['/usr/bin/tmux', '/usr/local/bin/tmux'], '
 const socket = `sandbox-tui-${process.pid}-${randomUUID().slice(0, 8)}`;
 const session = 'ui';
 
-const tmux = (...args: string[]) => spawnSync(tmuxPath!, ['-L', socket, ...args], { encoding: 'utf8' });
+const tmux = tmuxOnSocket(tmuxPath, socket);
 
 // The sandbox (started by startCli) is stopped after the test by the helper.
 afterAll(() => {

@@ -1,3 +1,4 @@
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { existsSync } from 'node:fs';
 
 /**
@@ -12,4 +13,20 @@ export function machineTool(name: string, paths: string[], install: string): str
   if (process.env.SERVICE_SANDBOX_REQUIRE_TOOLS === '1') throw new Error(message);
   console.warn(`skipping the ${name} tests: ${message}`);
   return undefined;
+}
+
+/**
+ * tmux on a server of its own (`-L socket`), kept up when its last session ends (`exit-empty
+ * off`) until the file's `kill-server`: a session started just as the previous one ended could
+ * otherwise reach the server on its way out ("server exited unexpectedly", seen in CI).
+ */
+export function tmuxOnSocket(path: string | undefined, socket: string): (...args: string[]) => SpawnSyncReturns<string> {
+  let started = false;
+  return (...args: string[]) => {
+    if (!started && args[0] !== 'kill-server') {
+      spawnSync(path!, ['-L', socket, 'start-server', ';', 'set-option', '-g', 'exit-empty', 'off'], { encoding: 'utf8' });
+      started = true;
+    }
+    return spawnSync(path!, ['-L', socket, ...args], { encoding: 'utf8' });
+  };
 }
