@@ -8,6 +8,13 @@ import type { Database, Statement } from 'better-sqlite3';
 export const COUNT_CAP = 10_000;
 
 /**
+ * A platform's key in the list indexes keyed by platform: the last eight characters of its id (the
+ * random tail of its UUID) instead of its 45; a query checks the whole id on the row as well. Written
+ * the same in every index and query (an expression index serves the same expression only).
+ */
+export const PLATFORM_KEY = 'substr(platform_id, -8)';
+
+/**
  * A WHERE built from the filters actually given (never `(@x IS NULL OR col = @x)`, which no
  * index can serve), with positional parameters. Its `sql` is also the key of the statement
  * cache, so each filter combination is prepared once.

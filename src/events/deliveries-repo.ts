@@ -1,7 +1,7 @@
-import { ListQueries, uuidv7Floor, Where } from '../core/list-query.js';
+import { ListQueries, PLATFORM_KEY, uuidv7Floor, Where } from '../core/list-query.js';
 import { keyedRows, statementPerLimit, type Db } from '../store/db.js';
 import type { DeferredCounts } from '../store/deferred-counts.js';
-import { DELIVERY_STATES, EVENT_COUNTS, EVENT_PLATFORM_KEY, EVENT_STATE_INDEX, eventStateRanges, type EventRow } from '../store/outbox.js';
+import { DELIVERY_STATES, EVENT_COUNTS, EVENT_STATE_INDEX, eventStateRanges, type EventRow } from '../store/outbox.js';
 
 /**
  * Delivery state of an event (the `events.delivery_state` column):
@@ -190,7 +190,7 @@ export class DeliveriesRepo {
   /** The WHERE of the filters given, and only those; `since` also as the seq range its id floor implies. */
   private whereOf(filter: DeliveryFilter): Where {
     const where = new Where()
-      .eq(EVENT_PLATFORM_KEY, filter.platformId.slice(-8))
+      .eq(PLATFORM_KEY, filter.platformId.slice(-8))
       .eq('platform_id', filter.platformId)
       .eq('resource_id', filter.resourceId)
       .eq('type', filter.type)

@@ -1,11 +1,8 @@
 import type { Clock } from '../core/clock.js';
 import type { IdGenerator } from '../core/ids.js';
-import { ListQueries, maintainedCountDdl, Where, writerCountedTriggers, type WriterCount } from '../core/list-query.js';
+import { ListQueries, maintainedCountDdl, PLATFORM_KEY, Where, writerCountedTriggers, type WriterCount } from '../core/list-query.js';
 import type { Db, Migration } from './db.js';
 import type { DeferredCounts } from './deferred-counts.js';
-
-/** The platform's key in the events list indexes (outbox-perf-003), written as there (an expression index serves the same expression only). */
-export const EVENT_PLATFORM_KEY = 'substr(platform_id, -8)';
 
 /**
  * Every delivery state of an event (the `events.delivery_state` column; webhook delivery says
@@ -107,10 +104,10 @@ export const outboxMigrations: Migration[] = [
     DROP INDEX events_list_resource;
     DROP INDEX events_list_type;
     DROP INDEX events_list_state;
-    CREATE INDEX events_list_platform ON events (${EVENT_PLATFORM_KEY});
-    CREATE INDEX events_list_resource ON events (${EVENT_PLATFORM_KEY}, resource_id);
-    CREATE INDEX events_list_type ON events (${EVENT_PLATFORM_KEY}, type);
-    CREATE INDEX events_list_state ON events (${EVENT_PLATFORM_KEY}, delivery_state);`,
+    CREATE INDEX events_list_platform ON events (${PLATFORM_KEY});
+    CREATE INDEX events_list_resource ON events (${PLATFORM_KEY}, resource_id);
+    CREATE INDEX events_list_type ON events (${PLATFORM_KEY}, type);
+    CREATE INDEX events_list_state ON events (${PLATFORM_KEY}, delivery_state);`,
   },
   {
     // Issue 26: the counts of events written by the outbox once a commit (`DeferredCounts`), a
@@ -131,7 +128,7 @@ export const outboxMigrations: Migration[] = [
 
 /** One WHERE per delivery state: the platform's events, as the ranges of the state index (`EVENT_STATE_INDEX`) that hold them. */
 export function eventStateRanges(platformId: string, extra: (where: Where) => Where = (where) => where): Where[] {
-  return DELIVERY_STATES.map((state) => extra(new Where().eq(EVENT_PLATFORM_KEY, platformId.slice(-8)).eq('delivery_state', state).eq('platform_id', platformId)));
+  return DELIVERY_STATES.map((state) => extra(new Where().eq(PLATFORM_KEY, platformId.slice(-8)).eq('delivery_state', state).eq('platform_id', platformId)));
 }
 
 
@@ -190,9 +187,9 @@ export class Outbox {
       'INSERT INTO events (id, platform_id, type, resource_id, data, created_at, delivery_state) VALUES (?, ?, ?, ?, ?, ?, ?)',
     );
     this.latestStmt = db.prepare(
-      `SELECT * FROM events INDEXED BY events_list_resource WHERE ${EVENT_PLATFORM_KEY} = substr(@platform, -8) AND platform_id = @platform AND resource_id = @resource AND type = @type ORDER BY seq DESC LIMIT 1`,
+      `SELECT * FROM events INDEXED BY events_list_resource WHERE ${PLATFORM_KEY} = substr(@platform, -8) AND platform_id = @platform AND resource_id = @resource AND type = @type ORDER BY seq DESC LIMIT 1`,
     );
-    this.removePlatformStmt = db.prepare(`DELETE FROM events WHERE ${EVENT_PLATFORM_KEY} = substr(@platform, -8) AND platform_id = @platform`);
+    this.removePlatformStmt = db.prepare(`DELETE FROM events WHERE ${PLATFORM_KEY} = substr(@platform, -8) AND platform_id = @platform`);
     this.lists = new ListQueries(db);
   }
 

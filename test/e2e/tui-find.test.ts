@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/index.js';
 import { bin } from '../helpers/cli.js';
 import { machineTool, tmuxOnSocket } from '../helpers/machine.js';
+import { usdPayee } from '../helpers/sandbox.js';
 import { seedCustomers } from '../helpers/seed-customers.js';
 
 /**
@@ -49,12 +50,18 @@ function startSandboxCli(args: string[]): Promise<string> {
 
 const screen = (target: string) => tmux('capture-pane', '-p', '-t', target).stdout;
 
+/** What a screen is waited for: a pattern, or a check that names itself (`cursorOn`). */
+interface ScreenCheck {
+  test(text: string): boolean;
+  toString(): string;
+}
+
 /**
  * Polls the pane until every pattern shows at once (bounded), returning that screen. Tests wait on
  * what the screen says, never on a fixed time: a detail reads "loading..." first, and on a loaded
  * machine its rows arrive seconds after its title.
  */
-async function shows(target: string, patterns: RegExp | RegExp[], timeoutMs = 20_000): Promise<string> {
+async function shows(target: string, patterns: ScreenCheck | ScreenCheck[], timeoutMs = 20_000): Promise<string> {
   const all = Array.isArray(patterns) ? patterns : [patterns];
   const deadline = Date.now() + timeoutMs;
   let text = '';
@@ -69,7 +76,7 @@ async function shows(target: string, patterns: RegExp | RegExp[], timeoutMs = 20
 /** The line the cursor is on in a detail (it starts with `>`). */
 const cursorLine = (text: string) => text.split('\n').find((line) => line.startsWith('>')) ?? '';
 /** The cursor's line matches `pattern` (for `shows`). */
-const cursorOn = (pattern: RegExp) => ({ test: (text: string) => pattern.test(cursorLine(text)), toString: () => `the cursor on ${pattern}` }) as RegExp;
+const cursorOn = (pattern: RegExp): ScreenCheck => ({ test: (text: string) => pattern.test(cursorLine(text)), toString: () => `the cursor on ${pattern}` });
 
 /**
  * Presses Tab in a detail until the cursor's line matches `pattern` (each Tab jumps to the next id).
@@ -288,11 +295,7 @@ describe.skipIf(!tmuxPath)('terminal UI over fixtures/demo.json (tmux)', () => {
     keys('cards', 'q');
 
     // An agent whose payment above its threshold waits for approval.
-    const payee = await call(origin, 'POST', '/customers/external-accounts', {
-      customerId: customer.id,
-      currency: 'USD',
-      accountInfo: { accountType: 'USD_ACCOUNT', accountNumber: '12345678901', routingNumber: '021000021', bankAccountType: 'CHECKING', beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Pat Payee', countryOfResidence: 'US', address: { line1: '1 Main Street', postalCode: '94105', country: 'US' } } },
-    });
+    const payee = await call(origin, 'POST', '/customers/external-accounts', usdPayee(customer.id));
     expect(payee.status, JSON.stringify(payee.body)).toBe(201);
     const policy = {
       permissions: ['VIEW_TRANSACTIONS', 'CREATE_QUOTES', 'EXECUTE_QUOTES'],

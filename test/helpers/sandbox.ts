@@ -206,3 +206,18 @@ export function individual(currencies: string[], extra: Record<string, unknown> 
     ...extra,
   };
 }
+
+/** A US checking account of `customerId` to pay out to (a `POST /customers/external-accounts` body). */
+export function usdPayee(customerId: string): Record<string, unknown> {
+  return {
+    customerId,
+    currency: 'USD',
+    accountInfo: {
+      accountType: 'USD_ACCOUNT',
+      accountNumber: '12345678901',
+      routingNumber: '021000021',
+      bankAccountType: 'CHECKING',
+      beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Pat Payee', countryOfResidence: 'US', address: { line1: '1 Main Street', postalCode: '94105', country: 'US' } },
+    },
+  };
+}

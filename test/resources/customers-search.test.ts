@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { assertFitsSchema } from '../helpers/contract.js';
-import { unique, useSandbox } from '../helpers/sandbox.js';
+import { unique, usdPayee, useSandbox } from '../helpers/sandbox.js';
 
 /**
  * GET /_sandbox/search/customers: the terminal UI's `/` over customers. Prefixes of names,
@@ -144,11 +144,7 @@ describe('GET /_sandbox/quotes (the UI lists quotes; the contract has no list)',
     const customer = (await api.post('/customers', { customerType: 'INDIVIDUAL', fullName: 'Quote Maker', birthDate: '1990-01-15', nationality: 'US', currencies: ['USD'] })).body;
     const usd = (await api.get(`/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}`)).body.data[0].id;
     expect((await api.post(`/sandbox/internal-accounts/${encodeURIComponent(usd)}/fund`, { amount: 100_000 })).status).toBe(200);
-    const payee = await api.post('/customers/external-accounts', {
-      customerId: customer.id,
-      currency: 'USD',
-      accountInfo: { accountType: 'USD_ACCOUNT', accountNumber: '12345678901', routingNumber: '021000021', bankAccountType: 'CHECKING', beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Pat Payee', countryOfResidence: 'US', address: { line1: '1 Main Street', postalCode: '94105', country: 'US' } } },
-    });
+    const payee = await api.post('/customers/external-accounts', usdPayee(customer.id));
     expect(payee.status).toBe(201);
     const made: string[] = [];
     for (const amount of [1000, 2000, 3000]) {

@@ -28,6 +28,12 @@ interface Upload {
   peakGrowthBytes: number;
 }
 
+/** One chunk of a chunked request body, framed. */
+const chunkOf = (bytes: number) => {
+  const chunk = Buffer.alloc(bytes, 'a');
+  return Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')]);
+};
+
 const memory = () => {
   const m = process.memoryUsage();
   return m.heapUsed + m.arrayBuffers;
@@ -41,8 +47,8 @@ const memory = () => {
  * client still writing is not reset before it reads the answer (the lingering-close test below).
  */
 function streamUpload(url: string, totalBytes: number, headers: Record<string, string> = {}): Promise<Upload> {
-  const chunk = Buffer.alloc(256 * 1024, 'a');
-  const framed = Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')]);
+  const chunk = 256 * 1024;
+  const framed = chunkOf(chunk);
   const target = new URL(url);
   const baseline = memory();
   let peak = baseline;
@@ -112,7 +118,7 @@ function streamUpload(url: string, totalBytes: number, headers: Record<string, s
     socket.on('close', () => finish(new Error(`the connection closed without a whole answer (${received.length} bytes received)`)));
     const pump = () => {
       while (!settled && received.length === 0 && sent < totalBytes) {
-        sent += chunk.length;
+        sent += chunk;
         if (!socket.write(framed)) {
           socket.once('drain', pump);
           return;
@@ -168,7 +174,8 @@ describe('request bodies are bounded before they are read', () => {
   it('an answer given while the upload streams is followed by a lingering close: the client writes on without a reset, then the connection goes', async () => {
     // Without credentials the answer (401) comes before the body is read. The client keeps its
     // side open after the sandbox's FIN, as one still uploading does.
-    const socket = connect({ port: Number(new URL(s.sandbox.origin).port), host: '127.0.0.1', allowHalfOpen: true });
+    const port = Number(new URL(s.sandbox.origin).port);
+    const socket = connect({ port, host: '127.0.0.1', allowHalfOpen: true });
     const errors: Error[] = [];
     socket.on('error', (error) => errors.push(error));
     let received = '';
@@ -176,8 +183,8 @@ describe('request bodies are bounded before they are read', () => {
     socket.on('data', (data: Buffer) => (received += data.toString('latin1')));
     socket.on('end', () => (ended = true));
     const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
-    const chunk = Buffer.alloc(64 * 1024, 'a');
-    const framed = Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')]);
+    const framed = chunkOf(64 * 1024);
+    const upload = 'POST /2025-10-13/documents HTTP/1.1\r\nHost: sandbox\r\nTransfer-Encoding: chunked\r\nContent-Type: multipart/form-data; boundary=x\r\n\r\n';
     const write = (data: Buffer | string) =>
       new Promise<void>((resolve) =>
         socket.write(data, (error) => {
@@ -186,7 +193,7 @@ describe('request bodies are bounded before they are read', () => {
         }),
       );
     await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
-    await write('POST /2025-10-13/documents HTTP/1.1\r\nHost: sandbox\r\nTransfer-Encoding: chunked\r\nContent-Type: multipart/form-data; boundary=x\r\n\r\n');
+    await write(upload);
     await write(framed);
     const deadline = Date.now() + 10_000;
     while (!(/\r\n\r\n[\s\S]*UNAUTHORIZED/.test(received) && ended) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
@@ -203,10 +210,10 @@ describe('request bodies are bounded before they are read', () => {
     expect(errors).toEqual([]);
 
     // A client that never stops is cut off once the linger's bytes are read (16 MB), not at 200 MB.
-    const endless = connect({ port: Number(new URL(s.sandbox.origin).port), host: '127.0.0.1', allowHalfOpen: true });
+    const endless = connect({ port, host: '127.0.0.1', allowHalfOpen: true });
     endless.on('error', () => {});
     await new Promise<void>((resolve) => endless.once('connect', () => resolve()));
-    endless.write('POST /2025-10-13/documents HTTP/1.1\r\nHost: sandbox\r\nTransfer-Encoding: chunked\r\nContent-Type: multipart/form-data; boundary=x\r\n\r\n');
+    endless.write(upload);
     let sent = 0;
     let failed = false;
     while (!failed && sent < 200 * MB) {

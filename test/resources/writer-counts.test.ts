@@ -10,7 +10,7 @@ import { internalAccountRepo } from '../../src/resources/internal-accounts/servi
 import { platformService } from '../../src/tenancy/index.js';
 import { customerRepo } from '../../src/resources/customers/service.js';
 import { webhookDelivery } from '../../src/events/index.js';
-import { Api, individual } from '../helpers/sandbox.js';
+import { Api, individual, usdPayee } from '../helpers/sandbox.js';
 
 // Counts written by their writer, a transaction's deltas summed by bucket just before it commits
 // (DeferredCounts), not by an insert trigger a row: internal accounts (internal-accounts-perf-004),
@@ -220,11 +220,7 @@ describe('counts written once a commit: internal accounts, customers, events', (
       const customer = (await api.post('/customers', individual(['USD']))).body;
       const usd = (await api.get(`/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}`)).body.data[0].id as string;
       expect((await api.post(`/sandbox/internal-accounts/${encodeURIComponent(usd)}/fund`, { amount: 1_000_000 })).status).toBe(200);
-      const payee = await api.post('/customers/external-accounts', {
-        customerId: customer.id,
-        currency: 'USD',
-        accountInfo: { accountType: 'USD_ACCOUNT', accountNumber: '12345678901', routingNumber: '021000021', bankAccountType: 'CHECKING', beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Pat Payee', countryOfResidence: 'US', address: { line1: '1 Main Street', postalCode: '94105', country: 'US' } } },
-      });
+      const payee = await api.post('/customers/external-accounts', usdPayee(customer.id));
       expect(payee.status).toBe(201);
       const payout = async () => {
         const quote = await api.post('/quotes', { source: { sourceType: 'ACCOUNT', accountId: usd }, destination: { destinationType: 'ACCOUNT', accountId: payee.body.id }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 1_00 });

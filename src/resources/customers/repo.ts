@@ -1,4 +1,4 @@
-import { ListQueries, maintainedCountDdl, uuidv7Floor, Where, writerCountedTriggers, type KeysetPage, type MergedPage, type WriterCount } from '../../core/list-query.js';
+import { ListQueries, maintainedCountDdl, PLATFORM_KEY, uuidv7Floor, Where, writerCountedTriggers, type KeysetPage, type MergedPage, type WriterCount } from '../../core/list-query.js';
 import type { DeferredCounts } from '../../store/deferred-counts.js';
 import type { PageRequest } from '../../core/pagination.js';
 import { keyedRows, type Db, type Migration } from '../../store/db.js';
@@ -153,8 +153,6 @@ export const KIND_INDEX = 'customers_list_kind';
 /** Every customer type (the contract's `CustomerType`): the ranges of the kind index a platform's customers fill. */
 export const CUSTOMER_TYPES = ['INDIVIDUAL', 'BUSINESS'] as const;
 
-/** The platform's key in the list indexes (customers-perf-003), written as there (an expression index serves the same expression only). */
-export const PLATFORM_KEY = 'substr(platform_id, -8)';
 /** The lower-case platform customer id and UMA address that lead their list indexes (customers-perf-004): the search keys of both, written as there. */
 export const PCID_KEY = 'lower(platform_customer_id)';
 export const UMA_KEY = 'lower(uma_address)';

@@ -1,9 +1,10 @@
+import { PLATFORM_KEY } from '../../core/list-query.js';
 import type { Migration } from '../../store/db.js';
 import { platformKeySql } from '../../tenancy/index.js';
 import type { SandboxContext } from '../../store/context.js';
 import { ApiError, ErrorCode } from '../../core/errors.js';
 import { findCustomer, presentCustomer } from './service.js';
-import { CUSTOMER_TYPES, KIND_INDEX, PCID_KEY, PLATFORM_KEY, UMA_KEY } from './repo.js';
+import { CUSTOMER_TYPES, KIND_INDEX, PCID_KEY, UMA_KEY } from './repo.js';
 
 /**
  * Customer search for the control plane (`GET /_sandbox/search/customers`, the terminal UI's

@@ -1,12 +1,7 @@
-import { COUNT_CAP, ListQueries, maintainedCountDdl, uuidv7Floor, Where, writerCountedTriggers, type WriterCount } from '../../core/list-query.js';
+import { COUNT_CAP, ListQueries, maintainedCountDdl, PLATFORM_KEY, uuidv7Floor, Where, writerCountedTriggers, type WriterCount } from '../../core/list-query.js';
 import { keyedRows, type Db, type Migration } from '../../store/db.js';
 import type { DeferredCounts } from '../../store/deferred-counts.js';
 
-/**
- * A platform's key in the list indexes: the last eight characters of its id (the random tail of
- * its UUID); the whole id is checked on the row.
- */
-const PLATFORM_KEY = 'substr(platform_id, -8)';
 /** The transactions' maintained count (platform id, type, status): new rows counted by the repo (`DeferredCounts`). */
 export const TRANSACTION_COUNTS: WriterCount = { source: 'transactions', table: 'transaction_counts', columns: ['type', 'status'] };
 
