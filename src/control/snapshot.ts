@@ -4,6 +4,7 @@ import type { Area } from '../resources/area.js';
 import { platformKeySql, platformService, type Platform } from '../tenancy/index.js';
 import { resetPlatformData } from './reset.js';
 import { webhookDelivery } from '../events/index.js';
+import { COVERAGE_TABLE, coverageRecorder } from '../store/coverage.js';
 
 /** The format tag and version of a snapshot file. */
 export const SNAPSHOT_FORMAT = 'service-sandbox-snapshot';
@@ -39,6 +40,13 @@ interface ColumnInfo {
 }
 
 /**
+ * Tables with a `platform_id` that are not the platform's state: integration coverage counts what
+ * the platform's client did, since its last reset or import (an import starts it afresh, as a
+ * reset does). A snapshot leaves them out; one that carries them (made before) has them ignored.
+ */
+const NOT_STATE = new Set([COVERAGE_TABLE]);
+
+/**
  * Tables that triggers write (the kept list counts of src/core/list-query.ts): derived from the
  * other tables, so a snapshot leaves them out and the triggers rebuild them as rows come back.
  */
@@ -64,7 +72,7 @@ function platformTables(ctx: SandboxContext, areas: readonly Area[]): Map<string
   const derivedColumns = (table: string) => new Set(areas.flatMap((area) => area.derived?.columns[table] ?? []));
   const out = new Map<string, ColumnInfo[]>();
   for (const { name } of names) {
-    if (derived.has(name)) continue;
+    if (derived.has(name) || NOT_STATE.has(name)) continue;
     const skipped = derivedColumns(name);
     const columns = (ctx.db.prepare(`SELECT name, type, pk FROM pragma_table_info(?)`).all(name) as ColumnInfo[]).filter((c) => !skipped.has(c.name));
     if (columns.some((c) => c.name === 'platform_id')) out.set(name, columns);
@@ -152,7 +160,8 @@ export function importSnapshot(
   const known = platformTables(ctx, areas);
   // A derived column in a snapshot (hand-made, or from a sandbox that kept it) is ignored: `refill` computes it.
   const derivedColumn = (table: string, column: string) => areas.some((area) => area.derived?.columns[table]?.includes(column));
-  for (const [name, table] of Object.entries(snapshot.tables)) {
+  const tables = Object.entries(snapshot.tables).filter(([name]) => !NOT_STATE.has(name));
+  for (const [name, table] of tables) {
     const columns = known.get(name);
     if (!columns) throw invalid(`The snapshot has a table ${name} this sandbox does not have (a newer version made it?).`, { table: name });
     // An earlier sandbox's snapshot of a table now keyed by the platform's row id has its `platform_id`: the import sets the platform.
@@ -180,7 +189,7 @@ export function importSnapshot(
         platformService(ctx).invalidate();
       }
       const shift = ctx.clock.now() + ahead - snapshot.clock.nowMs;
-      for (const [name, table] of Object.entries(snapshot.tables)) {
+      for (const [name, table] of tables) {
         const columns = known.get(name)!;
         const keep = table.columns
           .map((c, i) => ({ c, i, info: columns.find((k) => k.name === c) }))
@@ -223,6 +232,9 @@ export function importSnapshot(
       `The snapshot's rows collide with rows already in this sandbox (${(error as Error).message}); import it into a fresh sandbox, or reset the platform it was taken from first.`,
     );
   }
+  // The platform's coverage starts afresh (memory and rows), under its old id and its new one.
+  coverageRecorder(ctx).resetPlatform(platform.id);
+  if (to !== platform.id) coverageRecorder(ctx).resetPlatform(to);
   if (ahead > 0) ctx.clock.moveTo(ctx.clock.now() + ahead);
   // Deliveries that were in flight when the snapshot was taken are due again (as after a restart).
   ctx.tx(() => ctx.db.prepare(`UPDATE events SET delivery_state = 'PENDING' WHERE substr(platform_id, -8) = substr(@to, -8) AND platform_id = @to AND delivery_state = 'SENDING'`).run({ to }));

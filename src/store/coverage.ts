@@ -25,6 +25,9 @@ export interface CoverageCounts {
   webhook: Map<string, number>;
 }
 
+/** The table a file database keeps the counts in: what a platform's client did, not the platform's state (a snapshot leaves it out). */
+export const COVERAGE_TABLE = 'coverage_counts';
+
 export const coverageMigrations: Migration[] = [
   {
     id: 'coverage-001',

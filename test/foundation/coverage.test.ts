@@ -177,4 +177,37 @@ describe('where coverage is kept', () => {
     expect(exercised(await coverage(new Api(third)))).toEqual({ operations: {}, rules: {} });
     await third.close();
   });
+
+  it('is not part of a snapshot: an import into the same platform, its counts written, starts them afresh as a reset does', async () => {
+    const db = join(mkdtempSync(join(tmpdir(), 'sbx-coverage-')), 'sandbox.db');
+    const first = await startSandbox({ db });
+    const api = new Api(first);
+    expect((await api.post('/customers', individual(['USD'], { fullName: 'Ada Lovelace001' }))).status).toBe(201);
+    // Closing writes the counts to the file (as the timer does a second after a request).
+    await first.close();
+
+    const second = await startSandbox({ db });
+    const again = new Api(second);
+    expect(exercised(await coverage(again)).operations).toEqual({ createCustomer: { 201: 1 } });
+    const snapshot = (await again.get<{ tables: Record<string, { columns: string[]; rows: unknown[][] }> }>('/_sandbox/snapshot')).body;
+    expect(Object.keys(snapshot.tables)).not.toContain('coverage_counts');
+    expect(snapshot.tables.customers!.rows).toHaveLength(1);
+    expect((await again.post('/_sandbox/snapshot', snapshot)).status).toBe(200);
+    expect(exercised(await coverage(again))).toEqual({ operations: {}, rules: {} });
+    // A snapshot made before carries the counts: they are ignored, not a 400 or a 409.
+    expect((await again.get('/config')).status).toBe(200);
+    const platformId = (await again.get<{ platformId: string }>('/_sandbox/snapshot')).body.platformId;
+    const older = { ...snapshot, tables: { ...snapshot.tables, coverage_counts: { columns: ['platform_id', 'kind', 'key', 'count'], rows: [[platformId, 'operation', 'getPlatformConfig 200', 7]] } } };
+    const imported = await again.post<{ tables: Record<string, number> }>('/_sandbox/snapshot', older);
+    expect(imported.status).toBe(200);
+    expect(imported.body.tables).not.toHaveProperty('coverage_counts');
+    expect(exercised(await coverage(again))).toEqual({ operations: {}, rules: {} });
+    expect((await again.get('/customers')).body.data).toHaveLength(1);
+    await second.close();
+
+    // The file holds only what came after the last import.
+    const third = await startSandbox({ db });
+    expect(exercised(await coverage(new Api(third)))).toEqual({ operations: { listCustomers: { 200: 1 } }, rules: {} });
+    await third.close();
+  });
 });

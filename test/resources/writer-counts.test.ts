@@ -247,7 +247,7 @@ describe('counts written once a commit: internal accounts, customers, events', (
       // An import of the snapshot after more payouts: the counts are the restored rows.
       const snapshot = (await api.get('/_sandbox/snapshot')).body;
       const [, imported] = await Promise.all([payout(), api.post('/_sandbox/snapshot', snapshot), payout()]);
-      expect(imported.status).toBe(200);
+      expect(imported.status, JSON.stringify(imported.body)).toBe(200);
       expect(counted(sandbox)).toEqual(recounted(sandbox));
       const after = (await api.get('/transactions?limit=100')).body;
       expect(after.totalCount).toBe(after.data.length);
