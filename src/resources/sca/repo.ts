@@ -83,6 +83,52 @@ export const scaMigrations: Migration[] = [
     );
     CREATE INDEX sca_resets_customer ON sca_resets (platform_id, customer_id, started_at);`,
   },
+  {
+    // Issue 26: a login wrote five b-tree entries into challenges and read the login state
+    // through two b-trees. Challenges and login states are kept in their primary keys (WITHOUT
+    // ROWID: one b-tree each, not a table and a key index), and only OPEN challenges are indexed
+    // by their subject (a subject id names one customer, account or quote of one platform; the
+    // platform is checked on the row): answering a challenge takes its entry out instead of
+    // moving it, and the index holds the challenges still open, not every one ever made. A
+    // platform's reset reads the challenges table through (rare; jobs' reset does too).
+    id: 'sca-perf-001',
+    sql: `CREATE TABLE sca_challenges_new (
+      id TEXT PRIMARY KEY,
+      platform_id TEXT NOT NULL,
+      customer_id TEXT NOT NULL,
+      kind TEXT NOT NULL,
+      subject_id TEXT NOT NULL,
+      factor TEXT NOT NULL,
+      available_factors TEXT NOT NULL,
+      purpose TEXT,
+      remaining_steps TEXT NOT NULL,
+      passkey_challenge TEXT,
+      status TEXT NOT NULL,
+      expires_at INTEGER NOT NULL,
+      last_sent_at INTEGER NOT NULL,
+      failed_attempts INTEGER NOT NULL DEFAULT 0,
+      last_failed_at INTEGER,
+      created_at TEXT NOT NULL
+    ) WITHOUT ROWID;
+    INSERT INTO sca_challenges_new SELECT id, platform_id, customer_id, kind, subject_id, factor, available_factors, purpose, remaining_steps,
+      passkey_challenge, status, expires_at, last_sent_at, failed_attempts, last_failed_at, created_at FROM sca_challenges;
+    DROP TABLE sca_challenges;
+    ALTER TABLE sca_challenges_new RENAME TO sca_challenges;
+    CREATE INDEX sca_challenges_open ON sca_challenges (subject_id, kind, id) WHERE status = 'OPEN';
+    CREATE TABLE sca_customers_new (
+      platform_id TEXT NOT NULL,
+      customer_id TEXT NOT NULL,
+      failed_attempts INTEGER NOT NULL DEFAULT 0,
+      locked_until INTEGER,
+      suspended INTEGER NOT NULL DEFAULT 0,
+      session_expires_at INTEGER,
+      step_up INTEGER NOT NULL DEFAULT 0,
+      PRIMARY KEY (platform_id, customer_id)
+    ) WITHOUT ROWID;
+    INSERT INTO sca_customers_new SELECT platform_id, customer_id, failed_attempts, locked_until, suspended, session_expires_at, step_up FROM sca_customers;
+    DROP TABLE sca_customers;
+    ALTER TABLE sca_customers_new RENAME TO sca_customers;`,
+  },
 ];
 
 /** An enrolled (ACTIVE) or enrolling (PENDING) TOTP or passkey factor. */
@@ -175,16 +221,20 @@ export class ScaRepo {
          ON CONFLICT (platform_id, customer_id) DO UPDATE SET failed_attempts = excluded.failed_attempts, locked_until = excluded.locked_until,
          suspended = excluded.suspended, session_expires_at = excluded.session_expires_at, step_up = excluded.step_up`,
       ),
+      setSession: db.prepare(
+        `INSERT INTO sca_customers (platform_id, customer_id, session_expires_at) VALUES (?, ?, ?)
+         ON CONFLICT (platform_id, customer_id) DO UPDATE SET session_expires_at = excluded.session_expires_at`,
+      ),
       insertChallenge: db.prepare(
         `INSERT INTO sca_challenges (id, platform_id, customer_id, kind, subject_id, factor, available_factors, purpose, remaining_steps, passkey_challenge, status, expires_at, last_sent_at, created_at)
          VALUES (@id, @platform_id, @customer_id, @kind, @subject_id, @factor, @available_factors, @purpose, @remaining_steps, @passkey_challenge, @status, @expires_at, @last_sent_at, @created_at)`,
       ),
       openChallenge: db.prepare(
-        `SELECT * FROM sca_challenges WHERE platform_id = ? AND subject_id = ? AND kind = ? AND status = 'OPEN' ORDER BY id DESC LIMIT 1`,
+        `SELECT * FROM sca_challenges WHERE subject_id = ? AND kind = ? AND status = 'OPEN' AND platform_id = ? ORDER BY id DESC LIMIT 1`,
       ),
       challenge: db.prepare('SELECT * FROM sca_challenges WHERE platform_id = ? AND id = ?'),
-      setChallengeStatus: db.prepare('UPDATE sca_challenges SET status = ? WHERE id = ?'),
-      supersede: db.prepare(`UPDATE sca_challenges SET status = 'SUPERSEDED' WHERE platform_id = ? AND subject_id = ? AND kind = ? AND status = 'OPEN'`),
+      closeChallenge: db.prepare(`UPDATE sca_challenges SET status = 'DONE' WHERE id = ? AND status = 'OPEN'`),
+      supersede: db.prepare(`UPDATE sca_challenges SET status = 'SUPERSEDED' WHERE subject_id = ? AND kind = ? AND status = 'OPEN' AND platform_id = ?`),
       markSent: db.prepare('UPDATE sca_challenges SET last_sent_at = ? WHERE id = ?'),
       markFailed: db.prepare('UPDATE sca_challenges SET failed_attempts = failed_attempts + 1, last_failed_at = ? WHERE id = ?'),
       trust: db.prepare('SELECT trusted FROM sca_trust WHERE platform_id = ? AND external_account_id = ?'),
@@ -240,26 +290,32 @@ export class ScaRepo {
     this.s.upsertState.run(row);
   }
 
+  /** Opens (or extends) a customer's SCA session until `expiresAt`, the rest of its state as it is. */
+  setSession(platformId: string, customerId: string, expiresAt: number): void {
+    this.s.setSession.run(platformId, customerId, expiresAt);
+  }
+
   insertChallenge(row: ChallengeRow): void {
     this.s.insertChallenge.run(row);
   }
 
   /** The newest OPEN challenge of a subject and kind. */
   openChallenge(platformId: string, subjectId: string, kind: ChallengeRow['kind']): ChallengeRow | undefined {
-    return this.s.openChallenge.get(platformId, subjectId, kind) as ChallengeRow | undefined;
+    return this.s.openChallenge.get(subjectId, kind, platformId) as ChallengeRow | undefined;
   }
 
   challenge(platformId: string, id: string): ChallengeRow | undefined {
     return this.s.challenge.get(platformId, id) as ChallengeRow | undefined;
   }
 
-  setChallengeStatus(id: string, status: ChallengeRow['status']): void {
-    this.s.setChallengeStatus.run(status, id);
+  /** Marks an OPEN challenge answered; false when it was no longer open (answered or replaced meanwhile). */
+  closeChallenge(id: string): boolean {
+    return this.s.closeChallenge.run(id).changes === 1;
   }
 
   /** Closes every OPEN challenge of a subject and kind (a new start replaces them). */
   supersede(platformId: string, subjectId: string, kind: ChallengeRow['kind']): void {
-    this.s.supersede.run(platformId, subjectId, kind);
+    this.s.supersede.run(subjectId, kind, platformId);
   }
 
   markSent(id: string, at: number): void {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { IsoText } from '../../core/clock.js';
 import { perContext } from '../../core/per-context.js';
 import { ApiError, ErrorCode } from '../../core/errors.js';
 import type { SandboxContext } from '../../store/context.js';
@@ -35,6 +36,8 @@ export const QUOTE_CHALLENGE_EXPIRY_JOB = 'sca.quote-challenge-expiry';
 const repoOf = perContext((ctx: SandboxContext) => new ScaRepo(ctx.db));
 
 const iso = (ms: number) => new Date(ms).toISOString();
+/** Creation times: the requests of one millisecond share one text (issue 26). */
+const createdText = new IsoText();
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 const b64url = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64url');
 
@@ -365,7 +368,7 @@ function newChallenge(
     status: 'OPEN',
     expires_at: now + scaTimings.challengeSeconds * 1000,
     last_sent_at: now,
-    created_at: iso(now),
+    created_at: createdText.of(now),
   };
   repo.insertChallenge(row);
   if (kind === 'QUOTE') ctx.scheduler.schedule(customer.platformId, QUOTE_CHALLENGE_EXPIRY_JOB, scaTimings.challengeSeconds * 1000, { challengeId: row.id });
@@ -466,9 +469,8 @@ async function verifyProof(ctx: SandboxContext, customer: CustomerRecord, row: C
 /** Marks a challenge answered and stores a passkey's new counter. */
 function consume(ctx: SandboxContext, row: ChallengeRow, verified: Verified): void {
   const repo = repoOf(ctx);
-  const current = repo.challenge(row.platform_id, row.id);
-  if (!current || current.status !== 'OPEN') throw proofError('CHALLENGE_ALREADY_USED', `Challenge ${row.id} was already answered or replaced.`, 'challengeId');
-  repo.setChallengeStatus(row.id, 'DONE');
+  // Its first write: a challenge answered or replaced since it was read changes nothing here.
+  if (!repo.closeChallenge(row.id)) throw proofError('CHALLENGE_ALREADY_USED', `Challenge ${row.id} was already answered or replaced.`, 'challengeId');
   if (verified.passkey) repo.updateFactor({ ...verified.passkey.row, counter: verified.passkey.newCounter });
 }
 
@@ -492,17 +494,23 @@ function openChallengeFor(ctx: SandboxContext, platformId: string, subjectId: st
 
 /** `POST /sca/login/start`. */
 export function startLogin(ctx: SandboxContext, platform: Platform, customerId: string, factor: ScaFactor): Record<string, unknown> {
-  return ctx.tx(() => {
-    const customer = scaCustomer(ctx, platform.id, customerId);
-    if (!factorsOf(ctx, customer).includes(factor)) {
-      const why = factor === 'SMS_OTP' ? 'has no verified phone number' : `has not enrolled ${factor}`;
-      throw proofError('FACTOR_NOT_AVAILABLE', `Customer ${customer.id} ${why}; available factors: ${factorsOf(ctx, customer).join(', ') || 'none'}.`, 'factor');
-    }
-    const row = newChallenge(ctx, customer, 'LOGIN', customer.id, factor, [factor], null, []);
-    if (factor === 'SMS_OTP') return { factor, challengeId: row.id, expiresAt: iso(row.expires_at) };
-    if (factor === 'TOTP') return { factor };
-    return { factor, passkeyOptions: passkeyOptions(ctx, customer, row.passkey_challenge!), allowedOrigins: [...scaRelyingParty.origins], relyingPartyId: scaRelyingParty.id };
-  });
+  return ctx.tx(
+    () => {
+      const customer = scaCustomer(ctx, platform.id, customerId);
+      // SMS needs no enrolled factor: the verified phone on the customer is enough.
+      const available = factor === 'SMS_OTP' ? smsAvailable(customer) : factorsOf(ctx, customer).includes(factor);
+      if (!available) {
+        const why = factor === 'SMS_OTP' ? 'has no verified phone number' : `has not enrolled ${factor}`;
+        throw proofError('FACTOR_NOT_AVAILABLE', `Customer ${customer.id} ${why}; available factors: ${factorsOf(ctx, customer).join(', ') || 'none'}.`, 'factor');
+      }
+      const row = newChallenge(ctx, customer, 'LOGIN', customer.id, factor, [factor], null, []);
+      if (factor === 'SMS_OTP') return { factor, challengeId: row.id, expiresAt: iso(row.expires_at) };
+      if (factor === 'TOTP') return { factor };
+      return { factor, passkeyOptions: passkeyOptions(ctx, customer, row.passkey_challenge!), allowedOrigins: [...scaRelyingParty.origins], relyingPartyId: scaRelyingParty.id };
+    },
+    // Every refusal (no customer, out of scope, factor not available) comes before newChallenge writes.
+    { checksFirst: true },
+  );
 }
 
 /**
@@ -529,12 +537,16 @@ export async function completeLogin(ctx: SandboxContext, platform: Platform, cus
     }
     throw verified;
   }
-  return ctx.tx(() => {
-    consume(ctx, row, verified);
-    const sessionExpiresAt = ctx.clock.now() + scaTimings.sessionSeconds * 1000;
-    repoOf(ctx).saveState({ ...stateOf(ctx, customer), session_expires_at: sessionExpiresAt });
-    return { status: 'SUCCESS', sessionExpiresAt: iso(sessionExpiresAt) };
-  });
+  return ctx.tx(
+    () => {
+      consume(ctx, row, verified);
+      const sessionExpiresAt = ctx.clock.now() + scaTimings.sessionSeconds * 1000;
+      repoOf(ctx).setSession(platform.id, customer.id, sessionExpiresAt);
+      return { status: 'SUCCESS', sessionExpiresAt: iso(sessionExpiresAt) };
+    },
+    // consume's refusal comes before any write.
+    { checksFirst: true },
+  );
 }
 
 // ---------------------------------------------------------------- 2FA reset
