@@ -294,6 +294,9 @@ export interface CustomerRow {
   wire: string | null;
 }
 
+/** A customer row without its stored answer. */
+export type CustomerFields = Omit<CustomerRow, 'wire'>;
+
 /** Filters of `GET /customers`. */
 export interface CustomerFilter {
   platformId: string;
@@ -386,7 +389,14 @@ export class CustomerRepo {
       `UPDATE customers SET uma_address = @uma_address, region = @region, currencies = @currencies, kyc_status = @kyc_status, profile = @profile,
        consent = @consent, contact = @contact, is_deleted = @is_deleted, updated_at = @updated_at, wire = @wire WHERE id = @id`,
     );
-    this.byIdStmt = keyedRows<CustomerRow>(db.prepare('SELECT * FROM customers WHERE platform_id = ? AND id = ?'));
+    // Every column but the stored answer (`wire`, about 600 bytes): who reads a customer by id
+    // wants its fields, and each column read costs (an SCA login reads its customer twice, issue 26).
+    this.byIdStmt = keyedRows<CustomerFields>(
+      db.prepare(
+        `SELECT id, platform_id, customer_type, platform_customer_id, uma_address, region, currencies, kyc_status, profile, consent, contact, is_deleted, created_at, updated_at
+         FROM customers WHERE platform_id = ? AND id = ?`,
+      ),
+    );
     this.activeByPlatformIdStmt = db
       .prepare(`SELECT id FROM customers WHERE ${PLATFORM_KEY} = substr(?, -8) AND ${PCID_KEY} = lower(?) AND platform_id = ? AND platform_customer_id = ? AND is_deleted = 0`)
       .pluck();
@@ -418,7 +428,7 @@ export class CustomerRepo {
     this.updateStmt.run(row);
   }
 
-  byId(platformId: string, id: string): CustomerRow | undefined {
+  byId(platformId: string, id: string): CustomerFields | undefined {
     return this.byIdStmt.get(platformId, id);
   }
 

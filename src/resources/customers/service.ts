@@ -15,7 +15,7 @@ import {
 import { recordRule } from '../../store/coverage.js';
 import { closeCustomerAccounts, provisionCustomerAccounts } from '../internal-accounts/index.js';
 import type { Platform } from '../../tenancy/index.js';
-import { CustomerRepo, type CustomerFilter, type CustomerRow } from './repo.js';
+import { CustomerRepo, type CustomerFields, type CustomerFilter, type CustomerRow } from './repo.js';
 import type { CustomerCreate, CustomerListQuery, CustomerUpdate } from './schemas.js';
 import { checkFullName, checkIdentifier, checkOtherDescriptions, checkTaxId, EU_COUNTRIES } from './validation.js';
 
@@ -67,7 +67,7 @@ export interface CustomerRecord {
 /** The customers repo of a context (one per context). */
 export const customerRepo = perContext((ctx: SandboxContext) => new CustomerRepo(ctx.db, ctx.counts));
 
-const toRecord = (row: CustomerRow): CustomerRecord => ({
+const toRecord = (row: CustomerFields): CustomerRecord => ({
   id: row.id,
   platformId: row.platform_id,
   customerType: row.customer_type as CustomerType,
