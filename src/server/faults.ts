@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler, Next } from 'hono';
 import * as z from 'zod';
 import { ApiError } from '../core/errors.js';
 import { perContext } from '../core/per-context.js';
@@ -193,6 +193,11 @@ export class FaultRules {
    * The first armed rule that takes this request, counted as used (a counted rule is removed
    * when its count runs out), or undefined.
    */
+  /** Whether any rule is armed (the gate's fast path: most sandboxes never arm one). */
+  get armed(): boolean {
+    return this.rules.length > 0;
+  }
+
   take(platformId: string, operationId: string, method: string, path: string, random: () => number): FaultRule | undefined {
     for (let i = 0; i < this.rules.length; i += 1) {
       const rule = this.rules[i]!;
@@ -236,34 +241,41 @@ interface NodeBindings {
  * rule of the calling platform that matches, if any.
  */
 export function faultGate(op: ContractOperation, basePath: string): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
+  // Synchronous while no rule is armed: no promise of its own on every request (issue 26).
+  return (c, next) => {
     const ctx = c.get('ctx');
     const platform = c.get('platform') as { id: string } | undefined;
-    if (!platform) return next(); // an operation without credentials (device-code redeem) belongs to no platform
-    const path = c.req.path.startsWith(basePath) ? c.req.path.slice(basePath.length) || '/' : c.req.path;
-    const rule = faultRulesOf(ctx).take(platform.id, op.operationId, c.req.method, path, drawsOf(ctx));
-    if (!rule) return next();
-    c.header('Service-Sandbox-Fault', rule.id);
-    const effect = rule.effect;
-    if (effect.type === 'LATENCY') {
-      await new Promise((resolve) => setTimeout(resolve, effect.latencyMs));
-      return next();
-    }
-    if (effect.type === 'DROP') {
-      const socket = (c.env as NodeBindings | undefined)?.incoming?.socket;
-      if (socket) {
-        socket.destroy();
-        return c.body(null, 500);
-      }
-      // No socket to drop (an in-process app.request()): the closest answer is a 503.
-      throw new ApiError(503, CODE_OF[503], `Fault ${rule.id}: the connection would have been dropped here.`, undefined, { retryAfterSeconds: 1 });
-    }
-    throw new ApiError(
-      effect.status,
-      effect.code,
-      `Injected fault ${rule.id} (POST /_sandbox/faults): ${op.operationId} answers ${effect.status} ${effect.code} this time; nothing was changed.`,
-      { faultId: rule.id },
-      effect.retryAfterSeconds === null ? undefined : { retryAfterSeconds: effect.retryAfterSeconds },
-    );
+    // An operation without credentials (device-code redeem) belongs to no platform.
+    if (!platform || !faultRulesOf(ctx).armed) return next();
+    return applyFault(c, next, op, basePath, ctx, platform.id);
   };
+}
+
+/** Applies the first armed rule of the platform that takes this request, if any. */
+async function applyFault(c: Context<AppEnv>, next: Next, op: ContractOperation, basePath: string, ctx: SandboxContext, platformId: string): Promise<Response | void> {
+  const path = c.req.path.startsWith(basePath) ? c.req.path.slice(basePath.length) || '/' : c.req.path;
+  const rule = faultRulesOf(ctx).take(platformId, op.operationId, c.req.method, path, drawsOf(ctx));
+  if (!rule) return next();
+  c.header('Service-Sandbox-Fault', rule.id);
+  const effect = rule.effect;
+  if (effect.type === 'LATENCY') {
+    await new Promise((resolve) => setTimeout(resolve, effect.latencyMs));
+    return next();
+  }
+  if (effect.type === 'DROP') {
+    const socket = (c.env as NodeBindings | undefined)?.incoming?.socket;
+    if (socket) {
+      socket.destroy();
+      return c.body(null, 500);
+    }
+    // No socket to drop (an in-process app.request()): the closest answer is a 503.
+    throw new ApiError(503, CODE_OF[503], `Fault ${rule.id}: the connection would have been dropped here.`, undefined, { retryAfterSeconds: 1 });
+  }
+  throw new ApiError(
+    effect.status,
+    effect.code,
+    `Injected fault ${rule.id} (POST /_sandbox/faults): ${op.operationId} answers ${effect.status} ${effect.code} this time; nothing was changed.`,
+    { faultId: rule.id },
+    effect.retryAfterSeconds === null ? undefined : { retryAfterSeconds: effect.retryAfterSeconds },
+  );
 }

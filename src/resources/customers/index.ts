@@ -12,12 +12,13 @@ export {
   findCustomer,
   findCustomerByUmaAddress,
   getCustomer,
+  getCustomerSubject,
   presentCustomer,
   setCustomerStatus,
   statusEventType,
   updateCustomer,
 } from './service.js';
-export type { ContactChannel, ContactState, CustomerRecord, CustomerType, EndUserTermsConsent, KycStatus } from './service.js';
+export type { ContactChannel, ContactState, CustomerRecord, CustomerSubject, CustomerType, EndUserTermsConsent, KycStatus } from './service.js';
 export { country, customerCreate, customerUpdate, date } from './schemas.js';
 export { getImportJob, presentImportJob } from './bulk.js';
 export { searchCustomers, type CustomerSearchPage, type CustomerSearchQuery, type SearchKind } from './search.js';

@@ -371,6 +371,7 @@ export class CustomerRepo {
   private readonly byIdStmt;
   private readonly activeByPlatformIdStmt;
   private readonly activeByUmaStmt;
+  private readonly subjectStmt;
   private readonly activeByUmaAnyCaseStmt;
   private readonly lists;
   private readonly removePlatformStmt;
@@ -397,6 +398,7 @@ export class CustomerRepo {
          FROM customers WHERE platform_id = ? AND id = ?`,
       ),
     );
+    this.subjectStmt = db.prepare('SELECT platform_customer_id, region, profile, contact, is_deleted FROM customers WHERE platform_id = ? AND id = ?').raw(true);
     this.activeByPlatformIdStmt = db
       .prepare(`SELECT id FROM customers WHERE ${PLATFORM_KEY} = substr(?, -8) AND ${PCID_KEY} = lower(?) AND platform_id = ? AND platform_customer_id = ? AND is_deleted = 0`)
       .pluck();
@@ -430,6 +432,11 @@ export class CustomerRepo {
 
   byId(platformId: string, id: string): CustomerFields | undefined {
     return this.byIdStmt.get(platformId, id);
+  }
+
+  /** Who an active customer is and how to reach it (`CustomerSubject`): five columns, not fourteen. */
+  subjectById(platformId: string, id: string): [platformCustomerId: string, region: string | null, profile: string, contact: string | null, isDeleted: number] | undefined {
+    return this.subjectStmt.get(platformId, id) as [string, string | null, string, string | null, number] | undefined;
   }
 
   /** Id of the active customer holding this platformCustomerId, if any. */

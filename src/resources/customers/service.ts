@@ -326,6 +326,26 @@ export function getCustomer(ctx: SandboxContext, platformId: string, customerId:
   return toRecord(row);
 }
 
+/**
+ * Who a customer is and how to reach it: what a guard in front of a customer's actions (SCA)
+ * needs, read from five columns instead of the whole row (an SCA login reads it twice, issue 26).
+ */
+export type CustomerSubject = Pick<CustomerRecord, 'id' | 'platformId' | 'platformCustomerId' | 'region' | 'profile' | 'contact'>;
+
+/** An active customer's `CustomerSubject`, or `404 USER_NOT_FOUND` as `getCustomer`. */
+export function getCustomerSubject(ctx: SandboxContext, platformId: string, customerId: string): CustomerSubject {
+  const row = customerRepo(ctx).subjectById(platformId, customerId);
+  if (!row || row[4] === 1) throw notFound(USER_NOT_FOUND, `No customer ${customerId} on this platform.`);
+  return {
+    id: customerId,
+    platformId,
+    platformCustomerId: row[0],
+    region: row[1] ?? undefined,
+    profile: JSON.parse(row[2]) as Record<string, unknown>,
+    contact: row[3] ? (JSON.parse(row[3]) as ContactState) : undefined,
+  };
+}
+
 /** A customer of a platform including deleted ones (`GET /customers/{id}` shows `isDeleted`), or 404. */
 export function findCustomer(ctx: SandboxContext, platformId: string, customerId: string): CustomerRecord {
   const row = customerRepo(ctx).byId(platformId, customerId);

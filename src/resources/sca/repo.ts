@@ -233,6 +233,9 @@ export class ScaRepo {
         `SELECT * FROM sca_challenges WHERE subject_id = ? AND kind = ? AND status = 'OPEN' AND platform_id = ? ORDER BY id DESC LIMIT 1`,
       ),
       challenge: db.prepare('SELECT * FROM sca_challenges WHERE platform_id = ? AND id = ?'),
+      hasOpen: db
+        .prepare(`SELECT 1 FROM sca_challenges WHERE subject_id = ? AND kind = ? AND status = 'OPEN' AND platform_id = ? LIMIT 1`)
+        .pluck(),
       closeChallenge: db.prepare(`UPDATE sca_challenges SET status = 'DONE' WHERE id = ? AND status = 'OPEN'`),
       supersede: db.prepare(`UPDATE sca_challenges SET status = 'SUPERSEDED' WHERE subject_id = ? AND kind = ? AND status = 'OPEN' AND platform_id = ?`),
       markSent: db.prepare('UPDATE sca_challenges SET last_sent_at = ? WHERE id = ?'),
@@ -313,9 +316,12 @@ export class ScaRepo {
     return this.s.closeChallenge.run(id).changes === 1;
   }
 
-  /** Closes every OPEN challenge of a subject and kind (a new start replaces them). */
+  /**
+   * Closes every OPEN challenge of a subject and kind (a new start replaces them). Usually there
+   * is none: an update that finds nothing costs about four times the read that says so.
+   */
   supersede(platformId: string, subjectId: string, kind: ChallengeRow['kind']): void {
-    this.s.supersede.run(subjectId, kind, platformId);
+    if (this.s.hasOpen.get(subjectId, kind, platformId) !== undefined) this.s.supersede.run(subjectId, kind, platformId);
   }
 
   markSent(id: string, at: number): void {

@@ -21,7 +21,7 @@ import {
   TOTP_ISSUER,
 } from '../../rules/sca-rules.js';
 import { recordRule } from '../../store/coverage.js';
-import { EU_COUNTRIES, enrollVerifiedPhone, getCustomer, type CustomerRecord } from '../customers/index.js';
+import { EU_COUNTRIES, enrollVerifiedPhone, getCustomerSubject, type CustomerSubject } from '../customers/index.js';
 import { getExternalAccount } from '../external-accounts/index.js';
 import type { Platform } from '../../tenancy/index.js';
 import { advanceQuoteAuthorization, expireQuoteAuthorization, getQuote, type QuoteAuthorizationRequest } from '../quotes/index.js';
@@ -47,11 +47,11 @@ const randomBytes = (ctx: SandboxContext, length: number): Uint8Array => ctx.ran
 // ---------------------------------------------------------------- scope and factors
 
 /** Whether SCA applies to a customer: its `region` is an EU/EEA country (src/rules/sca-rules.ts). */
-export function isScaCustomer(customer: CustomerRecord): boolean {
+export function isScaCustomer(customer: CustomerSubject): boolean {
   return customer.region !== undefined && SCA_REGIONS.has(customer.region);
 }
 
-function notInScope(customer: CustomerRecord): ApiError {
+function notInScope(customer: CustomerSubject): ApiError {
   return new ApiError(
     409,
     ErrorCode.CONFLICT,
@@ -61,8 +61,8 @@ function notInScope(customer: CustomerRecord): ApiError {
 }
 
 /** The customer of an `/sca/*` call: `404 USER_NOT_FOUND`, or `409` outside SCA scope. */
-function scaCustomer(ctx: SandboxContext, platformId: string, customerId: string): CustomerRecord {
-  const customer = getCustomer(ctx, platformId, customerId);
+function scaCustomer(ctx: SandboxContext, platformId: string, customerId: string): CustomerSubject {
+  const customer = getCustomerSubject(ctx, platformId, customerId);
   if (!isScaCustomer(customer)) throw notInScope(customer);
   return customer;
 }
@@ -71,18 +71,18 @@ function scaCustomer(ctx: SandboxContext, platformId: string, customerId: string
  * SMS is implicit for an in-scope customer with a verified phone (contact verification). In
  * IS, LI and NO the sandbox runs no contact verification, so the number on file counts.
  */
-function smsAvailable(customer: CustomerRecord): boolean {
+function smsAvailable(customer: CustomerSubject): boolean {
   if (typeof customer.profile.phoneNumber !== 'string') return false;
   if (customer.contact?.phone) return customer.contact.phone === 'VERIFIED';
   return !EU_COUNTRIES.has(customer.region ?? '');
 }
 
-function activeFactors(ctx: SandboxContext, customer: CustomerRecord): FactorRow[] {
+function activeFactors(ctx: SandboxContext, customer: CustomerSubject): FactorRow[] {
   return repoOf(ctx).factors(customer.platformId, customer.id).filter((f) => f.status === 'ACTIVE');
 }
 
 /** Every factor the customer can answer a challenge with. */
-function factorsOf(ctx: SandboxContext, customer: CustomerRecord): ScaFactor[] {
+function factorsOf(ctx: SandboxContext, customer: CustomerSubject): ScaFactor[] {
   const factors: ScaFactor[] = smsAvailable(customer) ? ['SMS_OTP'] : [];
   for (const f of activeFactors(ctx, customer)) if (!factors.includes(f.factor)) factors.push(f.factor);
   return factors;
@@ -264,7 +264,7 @@ export function deleteFactor(ctx: SandboxContext, platform: Platform, customerId
 
 // ---------------------------------------------------------------- login-security state
 
-function stateOf(ctx: SandboxContext, customer: CustomerRecord): CustomerStateRow {
+function stateOf(ctx: SandboxContext, customer: CustomerSubject): CustomerStateRow {
   return repoOf(ctx).state(customer.platformId, customer.id);
 }
 
@@ -273,7 +273,7 @@ function lockDetails(state: CustomerStateRow): Record<string, unknown> {
 }
 
 /** `423 ACCOUNT_LOCKED` while the customer is locked or suspended. */
-function assertNotLocked(ctx: SandboxContext, customer: CustomerRecord): void {
+function assertNotLocked(ctx: SandboxContext, customer: CustomerSubject): void {
   const state = stateOf(ctx, customer);
   if (state.suspended === 1 || (state.locked_until !== null && ctx.clock.now() < state.locked_until)) {
     const until = state.suspended === 1 ? 'suspended until a password reset (RESET_PASSWORD_COMPLETED)' : `locked until ${iso(state.locked_until!)}`;
@@ -282,7 +282,7 @@ function assertNotLocked(ctx: SandboxContext, customer: CustomerRecord): void {
 }
 
 /** Counts one failed attempt and applies the lockout ladder; commits on its own so the failure sticks. */
-function countFailure(ctx: SandboxContext, customer: CustomerRecord): CustomerStateRow {
+function countFailure(ctx: SandboxContext, customer: CustomerSubject): CustomerStateRow {
   return ctx.tx(() => {
     const state = stateOf(ctx, customer);
     const failed = state.failed_attempts + 1;
@@ -300,7 +300,7 @@ function countFailure(ctx: SandboxContext, customer: CustomerRecord): CustomerSt
 }
 
 /** `409 SCA_SESSION_REQUIRED` unless the customer has a live SCA login session. */
-function assertSession(ctx: SandboxContext, customer: CustomerRecord): void {
+function assertSession(ctx: SandboxContext, customer: CustomerSubject): void {
   const state = stateOf(ctx, customer);
   if (state.session_expires_at === null || ctx.clock.now() >= state.session_expires_at) {
     throw new ApiError(
@@ -343,7 +343,7 @@ export function recordEvent(ctx: SandboxContext, platform: Platform, customerId:
 
 function newChallenge(
   ctx: SandboxContext,
-  customer: CustomerRecord,
+  customer: CustomerSubject,
   kind: ChallengeRow['kind'],
   subjectId: string,
   factor: ScaFactor,
@@ -381,7 +381,7 @@ export function expireQuoteChallenge(ctx: SandboxContext, platformId: string, ch
   if (row?.status === 'OPEN') expireQuoteAuthorization(ctx, platformId, row.subject_id);
 }
 
-function passkeyOptions(ctx: SandboxContext, customer: CustomerRecord, challenge: string): Record<string, unknown> {
+function passkeyOptions(ctx: SandboxContext, customer: CustomerSubject, challenge: string): Record<string, unknown> {
   const passkey = activeFactors(ctx, customer).find((f) => f.factor === 'PASSKEY');
   return {
     challenge,
@@ -393,7 +393,7 @@ function passkeyOptions(ctx: SandboxContext, customer: CustomerRecord, challenge
 }
 
 /** The contract's `ScaChallenge` for a challenge row. */
-function presentChallenge(ctx: SandboxContext, customer: CustomerRecord, row: ChallengeRow, withOrigins: boolean): Record<string, unknown> {
+function presentChallenge(ctx: SandboxContext, customer: CustomerSubject, row: ChallengeRow, withOrigins: boolean): Record<string, unknown> {
   const out: Record<string, unknown> = {
     id: row.id,
     expiresAt: iso(row.expires_at),
@@ -420,7 +420,7 @@ interface Verified {
  * the available factors); a passkey assertion answers a PASSKEY challenge and is verified for
  * real (the deprecated literal signature `sandbox-valid-passkey-signature` skips the checks).
  */
-async function verifyProof(ctx: SandboxContext, customer: CustomerRecord, row: ChallengeRow, proof: Proof): Promise<Verified | ApiError> {
+async function verifyProof(ctx: SandboxContext, customer: CustomerSubject, row: ChallengeRow, proof: Proof): Promise<Verified | ApiError> {
   const available = JSON.parse(row.available_factors) as ScaFactor[];
   if (proof.passkeyAssertion) {
     checkOrigin(proof.origin);
@@ -611,7 +611,7 @@ export function resetForLink(ctx: SandboxContext, resetId: string, token: string
   return status === 'INITIATED' || status === 'PENDING_REVIEW' ? row : undefined;
 }
 
-function resetRow(ctx: SandboxContext, customer: CustomerRecord, resetId: string): ResetRow {
+function resetRow(ctx: SandboxContext, customer: CustomerSubject, resetId: string): ResetRow {
   const row = repoOf(ctx).reset(customer.platformId, resetId);
   if (!row || row.customer_id !== customer.id) throw new ApiError(404, 'REFERENCE_NOT_FOUND', `Customer ${customer.id} has no reset ${resetId}.`);
   return row;
@@ -656,12 +656,12 @@ export function completeReset(ctx: SandboxContext, platform: Platform, customerI
 // ---------------------------------------------------------------- beneficiary trust
 
 /** The beneficiary of a trust call: a live USDC address of an in-scope customer, else 404/409. */
-function beneficiary(ctx: SandboxContext, platform: Platform, externalAccountId: string): { customer: CustomerRecord; accountId: string } {
+function beneficiary(ctx: SandboxContext, platform: Platform, externalAccountId: string): { customer: CustomerSubject; accountId: string } {
   const account = getExternalAccount(ctx, platform.id, externalAccountId);
   if (!account.customerId) {
     throw new ApiError(409, ErrorCode.CONFLICT, `External account ${account.id} belongs to the platform; only a customer's beneficiaries can be trusted.`, { reason: 'SCA_NOT_REQUIRED' });
   }
-  const customer = getCustomer(ctx, platform.id, account.customerId);
+  const customer = getCustomerSubject(ctx, platform.id, account.customerId);
   if (!isScaCustomer(customer)) throw notInScope(customer);
   // API.md "Trusted beneficiaries": only USDC addresses can be trusted.
   if (account.currency !== 'USDC' || typeof account.accountInfo.address !== 'string') {
@@ -720,7 +720,7 @@ export function assertBeneficiaryDeletable(ctx: SandboxContext, platformId: stri
  */
 export function requireQuoteAuthorization(ctx: SandboxContext, platform: Platform, request: QuoteAuthorizationRequest): Record<string, unknown> | undefined {
   if (request.customerId === null) return undefined;
-  const customer = getCustomer(ctx, platform.id, request.customerId);
+  const customer = getCustomerSubject(ctx, platform.id, request.customerId);
   if (!isScaCustomer(customer)) return undefined;
   if (request.preferredFactor === 'TOTP') {
     throw new ApiError(400, ErrorCode.INVALID_INPUT, 'TOTP cannot carry the dynamic linking a payment needs; use SMS_OTP or PASSKEY.', {
@@ -765,7 +765,7 @@ function quoteChallenge(ctx: SandboxContext, platformId: string, quoteId: string
 export async function authorizeQuote(ctx: SandboxContext, platform: Platform, quoteId: string, proof: Proof): Promise<Record<string, unknown>> {
   getQuote(ctx, platform.id, quoteId);
   const row = quoteChallenge(ctx, platform.id, quoteId);
-  const customer = getCustomer(ctx, platform.id, row.customer_id);
+  const customer = getCustomerSubject(ctx, platform.id, row.customer_id);
   if (!isScaCustomer(customer)) throw notInScope(customer);
   assertNotLocked(ctx, customer);
   assertSession(ctx, customer);
@@ -808,7 +808,7 @@ export function resendQuoteCode(ctx: SandboxContext, platform: Platform, quoteId
   ctx.tx(() => {
     getQuote(ctx, platform.id, quoteId);
     const row = quoteChallenge(ctx, platform.id, quoteId);
-    const customer = getCustomer(ctx, platform.id, row.customer_id);
+    const customer = getCustomerSubject(ctx, platform.id, row.customer_id);
     if (!isScaCustomer(customer)) throw notInScope(customer);
     if (row.factor !== 'SMS_OTP') throw new ApiError(409, ErrorCode.CONFLICT, `Challenge ${row.id} uses ${row.factor}, whose code cannot be re-sent.`, { reason: 'NOT_RESENDABLE' });
     const now = ctx.clock.now();
