@@ -58,6 +58,8 @@ class Ring {
 /** The request logs of a sandbox's platforms. */
 export class RequestLog {
   private readonly rings = new Map<string, Ring>();
+  /** The platform recorded last (the last key of `rings`). */
+  private latest: string | undefined;
   readonly events = new EventEmitter();
 
   constructor() {
@@ -66,11 +68,15 @@ export class RequestLog {
 
   record(platformId: string, entry: RequestLogEntry): void {
     let ring = this.rings.get(platformId);
-    if (ring) this.rings.delete(platformId);
-    else ring = new Ring();
-    // Map order is insertion order: re-inserting keeps the most recently active platform last.
-    this.rings.set(platformId, ring);
-    if (this.rings.size > PLATFORMS_KEPT) this.rings.delete(this.rings.keys().next().value!);
+    // Map order is insertion order: re-inserting keeps the most recently active platform last
+    // (nothing to move when it is last already, as under one platform's load).
+    if (ring === undefined || this.latest !== platformId) {
+      if (ring) this.rings.delete(platformId);
+      else ring = new Ring();
+      this.rings.set(platformId, ring);
+      this.latest = platformId;
+      if (this.rings.size > PLATFORMS_KEPT) this.rings.delete(this.rings.keys().next().value!);
+    }
     ring.push(entry);
     this.events.emit('entry', platformId, entry);
   }
