@@ -149,12 +149,17 @@ describe('recording off', () => {
 });
 
 describe('where coverage is kept', () => {
-  it('a file database keeps it across a restart; the run totals keep a reset platform’s', async () => {
+  /** A file database whose platform created one customer, its counts written (closing writes them, as the timer does a second after a request). */
+  const fileWithOneCreate = async (): Promise<string> => {
     const db = join(mkdtempSync(join(tmpdir(), 'sbx-coverage-')), 'sandbox.db');
     const first = await startSandbox({ db });
-    const api = new Api(first);
-    expect((await api.post('/customers', individual(['USD'], { fullName: 'Ada Lovelace001' }))).status).toBe(201);
+    expect((await new Api(first).post('/customers', individual(['USD'], { fullName: 'Ada Lovelace001' }))).status).toBe(201);
     await first.close();
+    return db;
+  };
+
+  it('a file database keeps it across a restart; the run totals keep a reset platform’s', async () => {
+    const db = await fileWithOneCreate();
 
     const second = await startSandbox({ db });
     const again = new Api(second);
@@ -179,12 +184,7 @@ describe('where coverage is kept', () => {
   });
 
   it('is not part of a snapshot: an import into the same platform, its counts written, starts them afresh as a reset does', async () => {
-    const db = join(mkdtempSync(join(tmpdir(), 'sbx-coverage-')), 'sandbox.db');
-    const first = await startSandbox({ db });
-    const api = new Api(first);
-    expect((await api.post('/customers', individual(['USD'], { fullName: 'Ada Lovelace001' }))).status).toBe(201);
-    // Closing writes the counts to the file (as the timer does a second after a request).
-    await first.close();
+    const db = await fileWithOneCreate();
 
     const second = await startSandbox({ db });
     const again = new Api(second);

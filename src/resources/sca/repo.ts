@@ -198,6 +198,9 @@ export interface ResetRow {
   completed_at: string | null;
 }
 
+/** The OPEN challenges of a subject and kind (through `sca_challenges_open`); parameters: subject, kind, platform. */
+const OPEN_OF_SUBJECT = `subject_id = ? AND kind = ? AND status = 'OPEN' AND platform_id = ?`;
+
 /** The only SQL of the SCA area. */
 export class ScaRepo {
   private readonly s;
@@ -230,14 +233,14 @@ export class ScaRepo {
          VALUES (@id, @platform_id, @customer_id, @kind, @subject_id, @factor, @available_factors, @purpose, @remaining_steps, @passkey_challenge, @status, @expires_at, @last_sent_at, @created_at)`,
       ),
       openChallenge: db.prepare(
-        `SELECT * FROM sca_challenges WHERE subject_id = ? AND kind = ? AND status = 'OPEN' AND platform_id = ? ORDER BY id DESC LIMIT 1`,
+        `SELECT * FROM sca_challenges WHERE ${OPEN_OF_SUBJECT} ORDER BY id DESC LIMIT 1`,
       ),
       challenge: db.prepare('SELECT * FROM sca_challenges WHERE platform_id = ? AND id = ?'),
       hasOpen: db
-        .prepare(`SELECT 1 FROM sca_challenges WHERE subject_id = ? AND kind = ? AND status = 'OPEN' AND platform_id = ? LIMIT 1`)
+        .prepare(`SELECT 1 FROM sca_challenges WHERE ${OPEN_OF_SUBJECT} LIMIT 1`)
         .pluck(),
       closeChallenge: db.prepare(`UPDATE sca_challenges SET status = 'DONE' WHERE id = ? AND status = 'OPEN'`),
-      supersede: db.prepare(`UPDATE sca_challenges SET status = 'SUPERSEDED' WHERE subject_id = ? AND kind = ? AND status = 'OPEN' AND platform_id = ?`),
+      supersede: db.prepare(`UPDATE sca_challenges SET status = 'SUPERSEDED' WHERE ${OPEN_OF_SUBJECT}`),
       markSent: db.prepare('UPDATE sca_challenges SET last_sent_at = ? WHERE id = ?'),
       markFailed: db.prepare('UPDATE sca_challenges SET failed_attempts = failed_attempts + 1, last_failed_at = ? WHERE id = ?'),
       trust: db.prepare('SELECT trusted FROM sca_trust WHERE platform_id = ? AND external_account_id = ?'),
