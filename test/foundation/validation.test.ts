@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/core/errors.js';
 import { checkStrings, NAME_FIELD_MAX_LENGTH, parseWith } from '../../src/server/validate.js';
 
-// parseWith validates without zod's `reportInput` and finds a failure's issues again with it
+// parseWith validates in one pass and finishes (message, input) only the issues it lists
 // (src/server/validate.ts): the field errors must still tell a missing field from a wrong one.
 const schema = z.object({ name: z.string().min(2), age: z.number().int().optional(), tags: z.array(z.enum(['a', 'b'])).optional() });
 
@@ -37,6 +37,28 @@ describe('parseWith', () => {
   it('tells a null field from a missing one', () => {
     expect(errorsOf({ name: null }).details).toEqual({ errors: [{ field: 'body.name', constraint: { type: 'string' }, message: 'Expected string.' }] });
     expect(errorsOf({ name: 'A' }).details).toEqual({ errors: [{ field: 'body.name', constraint: { minLength: 2 }, message: expect.any(String) }] });
+  });
+
+  it('counts every issue of a hostile body but makes a message only for the 50 it lists', () => {
+    let messages = 0;
+    const item = z.object({ code: z.string({ error: () => { messages += 1; return 'Give a code.'; } }), amount: z.number() });
+    const wide = z.object({ items: z.array(item) });
+    let body: ReturnType<ApiError['toBody']> | undefined;
+    try {
+      parseWith(wide, { items: Array.from({ length: 400 }, () => ({ code: 7 })) });
+    } catch (error) {
+      body = (error as ApiError).toBody();
+    }
+    expect(body?.message).toBe('The request is not valid: 800 field errors, the first 50 listed.');
+    const errors = (body?.details as { errors: { field: string; constraint: unknown; message: string }[] }).errors;
+    expect(errors).toHaveLength(50);
+    expect(errors.slice(0, 2)).toEqual([
+      { field: 'items.0.code', constraint: { type: 'string' }, message: 'Expected string.' },
+      { field: 'items.0.amount', constraint: { required: true }, message: 'Required.' },
+    ]);
+    // zod finishes every issue (its message among them) when it builds an error: the code
+    // field's message was made for all 400 of its issues; here only for the 25 listed.
+    expect(messages).toBe(25);
   });
 });
 
