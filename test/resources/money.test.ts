@@ -1,8 +1,15 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { silentLogger } from '../../src/core/logger.js';
+import { startSandbox } from '../../src/index.js';
+import type { ApiError } from '../../src/core/errors.js';
 import { auditLedger } from '../../src/resources/ledger/index.js';
+import { fundInternalAccount, transferOut } from '../../src/resources/transfers/index.js';
 import { platformService } from '../../src/tenancy/index.js';
 import { assertFitsWebhook } from '../helpers/contract.js';
-import { individual, unique, useSandbox, type Api } from '../helpers/sandbox.js';
+import { Api, individual, unique, useSandbox } from '../helpers/sandbox.js';
 
 const s = useSandbox();
 
@@ -189,6 +196,46 @@ describe('transfer-out', () => {
     expect(auditLedger(s.sandbox.context, platformId)).toEqual([]);
     const list = await api.get(`/transactions?customerId=${encodeURIComponent(customer.id)}&type=OUTGOING&limit=100`);
     expect(list.body.totalCount).toBe(20);
+  });
+
+  // A file database commits the writes of one turn of the event loop together, and transfers and
+  // funding join that group without a savepoint of their own (`checksFirst`): a refused one must
+  // not have written before refusing, and must leave the others of its group standing.
+  it('with a file database: transfer-outs, funding and refusals in one commit group', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'service-sandbox-money-'));
+    const errors: string[] = [];
+    const sandbox = await startSandbox({ db: join(dir, 'money.db'), logger: { ...silentLogger, error: (message) => errors.push(message) } });
+    try {
+      const api = new Api(sandbox);
+      const customer = (await api.post('/customers', individual(['USD']))).body;
+      const usd = (await api.get(`/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}`)).body.data[0];
+      await api.post(`/sandbox/internal-accounts/${usd.id}/fund`, { amount: 20 * 10_00 + 5_00 });
+      const ext = await externalUsd(api, customer.id, '777788889999');
+      const ctx = sandbox.context;
+      const platform = platformService(ctx).byClientId(api.clientId)!;
+      // One turn: every call after the first joins the group the first opened.
+      const outcomes = Array.from({ length: 36 }, (_, i) => {
+        try {
+          if (i % 6 === 5) fundInternalAccount(ctx, platform, `${usd.id.slice(0, -1)}0`, 1_00);
+          else transferOut(ctx, platform, { source: { accountId: usd.id }, destination: { accountId: ext }, amount: 10_00 });
+          return 'ok';
+        } catch (error) {
+          return (error as ApiError).code;
+        }
+      });
+      await ctx.committed();
+      expect(outcomes.filter((o) => o === 'ok')).toHaveLength(20);
+      expect(outcomes.filter((o) => o === 'REFERENCE_NOT_FOUND')).toHaveLength(6);
+      expect(outcomes.filter((o) => o === 'INVALID_AMOUNT')).toHaveLength(10);
+      expect(errors, 'no commit group was rolled back').toEqual([]);
+      expect(await balances(api, usd.id, customer.id)).toEqual({ balance: 5_00, total: 5_00 });
+      expect(auditLedger(ctx, platform.id)).toEqual([]);
+      const list = await api.get(`/transactions?customerId=${encodeURIComponent(customer.id)}&limit=100`);
+      expect(list.body.data.map((t: { type: string }) => t.type).sort()).toEqual(['INCOMING', ...Array(20).fill('OUTGOING')]);
+    } finally {
+      await sandbox.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

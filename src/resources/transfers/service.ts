@@ -144,7 +144,8 @@ function recordSameCurrency(
 /**
  * `POST /transfer-out`: debits the internal account to an external one of the same currency.
  * The sandbox suffix of the destination decides the outcome; while pending, the amount is held
- * (counted in `totalBalance`, not `balance`). One transaction: check, debit or hold, record.
+ * (counted in `totalBalance`, not `balance`). One transaction: check, debit or hold, record;
+ * every refusal comes before the first write (`checksFirst`: no savepoint in a commit group).
  */
 export function transferOut(ctx: SandboxContext, platform: Platform, request: TransferOutRequest): TransactionBody {
   return ctx.tx(() => {
@@ -171,12 +172,13 @@ export function transferOut(ctx: SandboxContext, platform: Platform, request: Tr
         ...(request.purposeOfPayment ? { purposeOfPayment: request.purposeOfPayment } : {}),
       },
     });
-  });
+  }, { checksFirst: true });
 }
 
 /**
  * `POST /transfer-in`: pulls from an external account into an internal one of the same
  * currency. Pending pulls sit in the account's incoming bucket (in `totalBalance` only).
+ * Every refusal comes before the first write (`checksFirst`).
  */
 export function transferIn(ctx: SandboxContext, platform: Platform, request: TransferInRequest): TransactionBody {
   return ctx.tx(() => {
@@ -199,7 +201,7 @@ export function transferIn(ctx: SandboxContext, platform: Platform, request: Tra
         ...(status === 'FAILED' || status === 'REJECTED' ? { failureReason: outcome.incoming.failureReason } : {}),
       },
     });
-  });
+  }, { checksFirst: true });
 }
 
 /** The scheduled end of a pending transfer: releases or settles the held (or incoming) amount. */
@@ -223,7 +225,8 @@ export function settleTransfer(ctx: SandboxContext, platformId: string, transact
 
 /**
  * Credits an internal account at once in its own currency (USDB for the embedded wallet) and
- * records a COMPLETED incoming payment; returns that transaction.
+ * records a COMPLETED incoming payment; returns that transaction. Its only refusals (the
+ * account, its owner) come before the first write (`checksFirst`).
  */
 export function fund(ctx: SandboxContext, platform: Platform, accountId: string, amount: number): TransactionBody {
   return ctx.tx(() => {
@@ -244,7 +247,7 @@ export function fund(ctx: SandboxContext, platform: Platform, accountId: string,
       description: 'Sandbox funding',
       reconciliationInstructions: { reference: `SBX-${id.slice(-12).toUpperCase()}` },
     });
-  });
+  }, { checksFirst: true });
 }
 
 /** `POST /sandbox/internal-accounts/{id}/fund`: funds the account and answers it as the contract's InternalAccount. */
@@ -252,5 +255,5 @@ export function fundInternalAccount(ctx: SandboxContext, platform: Platform, acc
   return ctx.tx(() => {
     fund(ctx, platform, accountId, amount);
     return presentInternalAccount(ctx, internalAccountOf(ctx, platform.id, accountId));
-  });
+  }, { checksFirst: true });
 }
