@@ -1,15 +1,22 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { ApiError } from '../../src/core/errors.js';
+import { silentLogger } from '../../src/core/logger.js';
+import { startSandbox } from '../../src/index.js';
 import { auditLedger } from '../../src/resources/ledger/index.js';
+import { executeQuote } from '../../src/resources/quotes/index.js';
 import { platformService } from '../../src/tenancy/index.js';
 import { assertFitsWebhook } from '../helpers/contract.js';
-import { unique, useSandbox, type Api } from '../helpers/sandbox.js';
+import { Api, unique, useSandbox } from '../helpers/sandbox.js';
 
 const s = useSandbox();
 
 const person = { beneficiaryType: 'INDIVIDUAL', fullName: 'Maria Garcia', countryOfResidence: 'MX', address: { line1: 'Av. Reforma 1', postalCode: '06600', country: 'MX' } };
 
-async function setup() {
-  const api = await s.api.newPlatform();
+async function setup(platformApi?: Api) {
+  const api = platformApi ?? (await s.api.newPlatform());
   const customer = await api.post('/customers', {
     customerType: 'INDIVIDUAL',
     platformCustomerId: unique('payer'),
@@ -21,7 +28,7 @@ async function setup() {
   expect(customer.status).toBe(201);
   const accounts = (await api.get(`/customers/internal-accounts?customerId=${encodeURIComponent(customer.body.id)}`)).body.data;
   const byCode = (code: string) => accounts.find((a: { balance: { currency: { code: string } } }) => a.balance.currency.code === code);
-  const platformId = platformService(s.sandbox.context).byClientId(api.clientId)!.id;
+  const platformId = platformService(api.sandbox.context).byClientId(api.clientId)!.id;
   return { api, customer: customer.body, usd: byCode('USD'), eur: byCode('EUR'), platformId };
 }
 
@@ -268,6 +275,48 @@ describe('quotes: execution', () => {
     expect([ra.status, rb.status].sort()).toEqual([200, 400]);
     expect(await balanceOf(api, customer.id, usd.id)).toEqual({ balance: 50_00, total: 150_00 });
     expect(auditLedger(s.sandbox.context, platformId)).toEqual([]);
+  });
+});
+
+// A file database commits the writes of one turn together, and an execution joins that group
+// without a savepoint of its own (`checksFirst`): a refused one must not have written before
+// refusing, and must leave the others of its group standing.
+describe('quotes: executions in one commit group (file database)', () => {
+  it('executed, short of funds, failing at execution, executed twice and unknown, in one turn', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'service-sandbox-quotes-'));
+    const errors: string[] = [];
+    const sandbox = await startSandbox({ db: join(dir, 'quotes.db'), logger: { ...silentLogger, error: (message) => errors.push(message) } });
+    try {
+      const { api, usd, customer, platformId } = await setup(new Api(sandbox));
+      await api.post(`/sandbox/internal-accounts/${usd.id}/fund`, { amount: 250_00 });
+      const payee = await clabeAccount(api, customer.id, '123');
+      const failing = await clabeAccount(api, customer.id, '002');
+      const quotes = [];
+      for (let i = 0; i < 5; i++) quotes.push((await api.post('/quotes', quoteTo(usd.id, payee, 100_00))).body);
+      const fails = (await api.post('/quotes', quoteTo(usd.id, failing, 100_00))).body;
+      const platform = platformService(sandbox.context).byClientId(api.clientId)!;
+      // One turn: every execution after the first joins the group the first opened.
+      const outcomes = [...quotes.map((q) => q.id), fails.id, quotes[0].id, 'Quote:00000000-0000-7000-8000-000000000000'].map((id) => {
+        try {
+          return executeQuote(sandbox.context, platform, id).status as string;
+        } catch (error) {
+          return (error as ApiError).code;
+        }
+      });
+      await sandbox.context.committed();
+      expect(outcomes).toEqual(['PROCESSING', 'PROCESSING', 'INVALID_AMOUNT', 'INVALID_AMOUNT', 'INVALID_AMOUNT', 'FAILED', 'CONFLICT', 'QUOTE_NOT_FOUND']);
+      expect(errors, 'no commit group was rolled back').toEqual([]);
+      expect(await balanceOf(api, customer.id, usd.id)).toEqual({ balance: 50_00, total: 250_00 });
+      expect(auditLedger(sandbox.context, platformId)).toEqual([]);
+      for (const refused of quotes.slice(2)) {
+        expect((await api.get(`/transactions/${refused.transactionId}`)).status).toBe(404);
+        expect((await api.get(`/quotes/${refused.id}`)).body.status).toBe('PROCESSING');
+      }
+      expect((await api.get(`/transactions/${fails.transactionId}`)).body).toMatchObject({ status: 'FAILED', failureReason: 'QUOTE_EXECUTION_FAILED' });
+    } finally {
+      await sandbox.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

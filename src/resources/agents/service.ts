@@ -770,7 +770,8 @@ export function createOwnQuote(ctx: SandboxContext, principal: AuthenticatedAgen
       return { status: 201, body: getQuote(ctx, platform.id, quote.id) };
     }
     return created;
-  });
+    // Its refusals and the quotes service's come before the first write, but for an immediate execution's.
+  }, { checksFirst: !request.immediatelyExecute });
 }
 
 function ownQuote(ctx: SandboxContext, principal: AuthenticatedAgent, quoteId: string): Record<string, unknown> {
@@ -814,8 +815,9 @@ export function executeOwnQuote(ctx: SandboxContext, principal: AuthenticatedAge
       throw new ApiError(400, ErrorCode.INVALID_INPUT, `Quote ${quoteId} is funded in real time: pay its paymentInstructions instead of executing it.`);
     }
     const mode = evaluate(ctx, agent, quote.source.accountId, quote.totalSendingAmount, quote.sendingCurrency.code);
+    // The policy's refusals, then the quotes service's (before its first write): `checksFirst`.
     return submit(ctx, principal, { type: 'EXECUTE_QUOTE', quoteId, transactionId: quote.transactionId }, mode, quote.totalSendingAmount, quote.sendingCurrency.code);
-  });
+  }, { checksFirst: true });
 }
 
 /** `POST /agents/me/transfer-out` (CREATE_TRANSFERS): from the customer's internal account to its external one. */

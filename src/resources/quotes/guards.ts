@@ -30,6 +30,12 @@ export interface QuoteAuthorizationRequest {
    * or `immediatelyExecute`, where `POST /quotes` has no 409) the authorization needs it instead.
    */
   sessionRequired: boolean;
+  /**
+   * The caller's own refusals that come after the guard's and before any write: the guard calls
+   * it once its checks pass and before it writes a challenge (a quote makes all its checks before
+   * its first write: it joins a commit group without a savepoint).
+   */
+  beforeChallenge?: () => void;
 }
 
 /** A payment from an embedded wallet that a quote draws on. */
@@ -47,8 +53,9 @@ export interface QuoteGuard {
   /**
    * `POST /quotes` and `POST /quotes/{id}/execute`: the challenge a send must answer before any
    * money moves (the quote waits in PENDING_AUTHORIZATION), or undefined to let it through. May
-   * throw the guard's own refusal. Called at creation for a real-time-funded quote (after
-   * pricing), at execution after the quote is claimed.
+   * throw the guard's own refusal, before it writes anything; writes only the challenge it returns,
+   * calling `request.beforeChallenge` first. Called at creation for a real-time-funded quote
+   * (after pricing), at execution once the quote is found claimable (before it is claimed).
    */
   requireAuthorization?(ctx: SandboxContext, platform: Platform, request: QuoteAuthorizationRequest): Record<string, unknown> | undefined;
   /** `POST /quotes` drawn on an embedded wallet: the payment instructions it is paid by (a `payloadToSign` to stamp). */

@@ -337,7 +337,9 @@ export function createQuote(ctx: SandboxContext, platform: Platform, request: Qu
       return { status: executed.status === 'PENDING_AUTHORIZATION' ? 202 : 201, body: executed };
     }
     return { status: 201, body };
-  });
+    // Every refusal comes before the first write (`checksFirst`), but for an immediate execution's,
+    // which comes after the quote is written and must undo it.
+  }, { checksFirst: !request.immediatelyExecute });
 }
 
 /** `GET /quotes/{quoteId}`. */
@@ -345,8 +347,8 @@ export function getQuote(ctx: SandboxContext, platformId: string, quoteId: strin
   return present(ctx, quoteRow(ctx, platformId, quoteId));
 }
 
-/** Claims an unexecuted, unexpired quote for execution (or funding), or throws the contract's error. */
-function claim(ctx: SandboxContext, row: QuoteRow, conflictStatus: 400 | 409): void {
+/** Throws the contract's error unless the quote can be claimed now: not executed, not expired. Writes nothing. */
+function assertClaimable(ctx: SandboxContext, row: QuoteRow, conflictStatus: 400 | 409): void {
   const code = conflictStatus === 409 ? ErrorCode.CONFLICT : ErrorCode.INVALID_INPUT;
   if (row.executed_at !== null) {
     throw new ApiError(conflictStatus, code, `Quote ${row.id} was already executed; its transaction is ${row.transaction_id}.`, { reason: 'QUOTE_ALREADY_EXECUTED', transactionId: row.transaction_id });
@@ -354,9 +356,22 @@ function claim(ctx: SandboxContext, row: QuoteRow, conflictStatus: 400 | 409): v
   if (ctx.clock.now() >= row.expires_at) {
     throw new ApiError(conflictStatus, code, `Quote ${row.id} expired at ${new Date(row.expires_at).toISOString()}; request a new quote.`, { reason: 'QUOTE_EXPIRED' });
   }
+}
+
+/**
+ * Claims a quote found claimable (`assertClaimable`) in the same transaction: the conditional
+ * update fails only if the quote was claimed since, and then wrote nothing.
+ */
+function markClaimed(ctx: SandboxContext, row: QuoteRow, conflictStatus: 400 | 409): void {
   if (!repoOf(ctx).markExecuted(row.id, ctx.clock.iso())) {
-    throw new ApiError(conflictStatus, code, `Quote ${row.id} was already executed.`, { reason: 'QUOTE_ALREADY_EXECUTED' });
+    throw new ApiError(conflictStatus, conflictStatus === 409 ? ErrorCode.CONFLICT : ErrorCode.INVALID_INPUT, `Quote ${row.id} was already executed.`, { reason: 'QUOTE_ALREADY_EXECUTED' });
   }
+}
+
+/** Claims an unexecuted, unexpired quote for execution (or funding), or throws the contract's error. */
+function claim(ctx: SandboxContext, row: QuoteRow, conflictStatus: 400 | 409): void {
+  assertClaimable(ctx, row, conflictStatus);
+  markClaimed(ctx, row, conflictStatus);
 }
 
 const money = (amount: number, currency: Pricing['sendingCurrency']) => ({ amount, currency });
@@ -404,6 +419,10 @@ function startPayout(ctx: SandboxContext, platform: Platform, row: QuoteRow, pla
   const fromAccount = plan.source.kind === 'ACCOUNT' ? plan.source.accountId : undefined;
   if (plan.destination.kind === 'INTERNAL') {
     const destination = plan.destination;
+    // Read before the first write: a refusal (the receiving customer gone) writes nothing.
+    const receiver: AccountOwner = destination.customerId === null
+      ? { customerId: platform.id, platformCustomerId: 'PLATFORM' }
+      : { customerId: destination.customerId, platformCustomerId: getCustomer(ctx, platform.id, destination.customerId).platformCustomerId };
     const legs = [
       { account: worldAccount(pricing.sendingCurrency.code), currency: pricing.sendingCurrency.code, amount: pricing.totalSendingAmount },
       { account: worldAccount(pricing.receivingCurrency.code), currency: pricing.receivingCurrency.code, amount: -pricing.totalReceivingAmount },
@@ -413,9 +432,6 @@ function startPayout(ctx: SandboxContext, platform: Platform, row: QuoteRow, pla
       ? [{ account: bucketOf(fromAccount), currency: pricing.sendingCurrency.code, amount: -pricing.totalSendingAmount }, ...legs]
       : [{ account: worldAccount(pricing.sendingCurrency.code), currency: pricing.sendingCurrency.code, amount: -pricing.totalSendingAmount }, ...legs]);
     const outgoing = recordOutgoing(ctx, platform.id, outgoingFields(row, plan, 'COMPLETED'));
-    const receiver: AccountOwner = destination.customerId === null
-      ? { customerId: platform.id, platformCustomerId: 'PLATFORM' }
-      : { customerId: destination.customerId, platformCustomerId: getCustomer(ctx, platform.id, destination.customerId).platformCustomerId };
     recordTransaction(ctx, platform.id, {
       status: 'COMPLETED',
       type: 'INCOMING',
@@ -463,7 +479,9 @@ export interface ExecuteOptions {
 /**
  * `POST /quotes/{quoteId}/execute`: for an internal-account source, checks the balance, debits
  * or holds and records the transaction in one SQLite transaction. Executing twice or after
- * `expiresAt` is `409`; without funds `400 INVALID_AMOUNT`; none of them writes anything.
+ * `expiresAt` is `409`; without funds `400 INVALID_AMOUNT`; none of them writes anything. Every
+ * refusal comes before the first write (`checksFirst`), in the order: the quote, its source, the
+ * wallet stamp, claimable, the owner, SCA, the funds.
  */
 export function executeQuote(ctx: SandboxContext, platform: Platform, quoteId: string, options: ExecuteOptions = {}): Record<string, unknown> {
   const { scaFactor, immediately = false, walletSignature } = options;
@@ -473,19 +491,27 @@ export function executeQuote(ctx: SandboxContext, platform: Platform, quoteId: s
     if (plan.source.kind !== 'ACCOUNT') {
       throw new ApiError(400, ErrorCode.INVALID_INPUT, `Quote ${quoteId} is funded in real time: pay its paymentInstructions (in the sandbox, POST /sandbox/send) instead of executing it.`);
     }
-    const sourceAccount = internalAccountOf(ctx, platform.id, plan.source.accountId);
+    const source = plan.source;
+    const sourceAccount = internalAccountOf(ctx, platform.id, source.accountId);
     // Wallet-auth guard: an embedded-wallet source needs a stamp over the quote's payloadToSign.
     if (sourceAccount.type === 'EMBEDDED_WALLET') {
       const payloadToSign = embeddedPayloadOf(row);
       for (const guard of quoteGuards) guard.authorizeWalletPayment?.(ctx, sourceAccount.id, payloadToSign, walletSignature);
     }
-    claim(ctx, row, 409);
+    assertClaimable(ctx, row, 409);
     ownerForMovement(ctx, platform, sourceAccount);
+    // The funds the send needs: checked after SCA's refusals and before any write (a challenge
+    // held for a send the account cannot cover, or the payout's own posting, would refuse later).
+    const total = plan.pricing.totalSendingAmount;
+    const covered = () => {
+      const available = accountBalances(ctx, source.accountId).available;
+      if (available < total) throw insufficientFunds(source.accountId, available, total, source.currency);
+    };
     // SCA (issue 14): an in-scope customer authorizes the send (POST /quotes/{id}/authorize) before any money moves.
-    const scaChallenge = requireAuthorization(ctx, platform, { ...scaRequestOf(row.id, plan, 'EXECUTE', scaFactor), sessionRequired: !immediately });
+    const scaChallenge = requireAuthorization(ctx, platform, { ...scaRequestOf(row.id, plan, 'EXECUTE', scaFactor), sessionRequired: !immediately, beforeChallenge: covered });
+    if (!scaChallenge && debitsAtOnce(plan)) covered();
+    markClaimed(ctx, row, 409);
     if (scaChallenge) {
-      const available = accountBalances(ctx, plan.source.accountId).available;
-      if (available < plan.pricing.totalSendingAmount) throw insufficientFunds(plan.source.accountId, available, plan.pricing.totalSendingAmount, plan.source.currency);
       const body = JSON.parse(row.body) as Record<string, unknown>;
       repoOf(ctx).update(row.id, 'PENDING_AUTHORIZATION', JSON.stringify({ ...body, status: 'PENDING_AUTHORIZATION', scaChallenge }));
       recordTransaction(ctx, platform.id, outgoingFields(row, plan, 'PENDING_AUTHORIZATION'));
@@ -493,7 +519,12 @@ export function executeQuote(ctx: SandboxContext, platform: Platform, quoteId: s
     }
     startPayout(ctx, platform, row, plan);
     return present(ctx, quoteRow(ctx, platform.id, quoteId));
-  });
+  }, { checksFirst: true });
+}
+
+/** Whether `startPayout` debits the source now: it does unless the payout fails at execution (`failAtExecution`). */
+function debitsAtOnce(plan: Plan): boolean {
+  return plan.destination.kind === 'INTERNAL' || !ruleOf(plan.destination)!.failAtExecution;
 }
 
 /** The `payloadToSign` of a quote's EMBEDDED_WALLET payment instructions ('' when it has none). */

@@ -740,6 +740,8 @@ export function requireQuoteAuthorization(ctx: SandboxContext, platform: Platfor
       errors: [{ field: 'scaFactor', constraint: { enum: available }, message: `${request.preferredFactor} is not available to this customer.` }],
     });
   }
+  // The quote's own refusals (its funds), after SCA's and before the first write.
+  request.beforeChallenge?.();
   const steps = request.phase === 'CREATE' && request.crossCurrency ? ['CURRENCY_CONVERSION', 'PAYOUT'] : ['TRANSFER'];
   const state = stateOf(ctx, customer);
   if (state.step_up === 1) {
