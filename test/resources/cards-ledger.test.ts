@@ -1,8 +1,15 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { ApiError } from '../../src/core/errors.js';
+import { silentLogger } from '../../src/core/logger.js';
+import { startSandbox } from '../../src/index.js';
+import { simulateOpening } from '../../src/resources/cards/service.js';
 import { auditLedger } from '../../src/resources/ledger/index.js';
-import type { Api } from '../helpers/sandbox.js';
-import { useSandbox } from '../helpers/sandbox.js';
+import { platformService } from '../../src/tenancy/index.js';
+import { Api, useSandbox } from '../helpers/sandbox.js';
 import { activeCard, auth, balances, cardholder, extraUsdAccount } from './cards-helpers.js';
 
 const s = useSandbox();
@@ -143,4 +150,44 @@ describe('cards: the ledger after random simulations', () => {
       { numRuns: 2, endOnFailure: true, seed: 20251123 },
     );
   }, 120_000);
+});
+
+// A file database commits the writes of one turn together, and an authorisation joins that group
+// without a savepoint of its own (`checksFirst`): a refused one must not have written before
+// refusing, and must leave the others of its group standing.
+describe('cards: authorisations in one commit group (file database)', () => {
+  it('approved, declined for funds, the wrong currency and an unknown card, in one turn', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'service-sandbox-cards-'));
+    const errors: string[] = [];
+    const sandbox = await startSandbox({ db: join(dir, 'cards.db'), logger: { ...silentLogger, error: (message) => errors.push(message) } });
+    try {
+      const h = await cardholder(new Api(sandbox), sandbox, 300_00);
+      const card = await activeCard(h.api, h.customer.id, [h.usd]);
+      const platform = platformService(sandbox.context).byClientId(h.api.clientId)!;
+      const requests: [string, ReturnType<typeof auth>][] = [
+        ...Array.from({ length: 5 }, () => [card.id, auth(100_00)] as [string, ReturnType<typeof auth>]),
+        [card.id, auth(1_00, 'BLUE BOTTLE COFFEE SF', 'EUR')],
+        ['Card:00000000-0000-7000-8000-000000000000', auth(1_00)],
+      ];
+      // One turn: every authorisation after the first joins the group the first opened.
+      const outcomes = requests.map(([cardId, body]) => {
+        try {
+          return simulateOpening(sandbox.context, platform, cardId, 'authorization', body as never).issuerTransactionToken;
+        } catch (error) {
+          return (error as ApiError).code;
+        }
+      });
+      await sandbox.context.committed();
+      expect(outcomes.slice(5)).toEqual(['INVALID_INPUT', 'REFERENCE_NOT_FOUND']);
+      const decided = await Promise.all(outcomes.slice(0, 5).map(async (token) => (await h.api.get(`/_sandbox/cards/simulations/${token}`)).body));
+      expect(decided.map((d) => d.outcome)).toEqual(['APPROVED', 'APPROVED', 'APPROVED', 'DECLINED', 'DECLINED']);
+      expect(decided.slice(3).map((d) => d.declineReason)).toEqual(['INSUFFICIENT_FUNDS', 'INSUFFICIENT_FUNDS']);
+      expect(errors, 'no commit group was rolled back').toEqual([]);
+      expect(await balances(h.api, h.customer.id, h.usd)).toEqual({ balance: 0, total: 300_00 });
+      expect(auditLedger(sandbox.context, platform.id)).toEqual([]);
+    } finally {
+      await sandbox.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

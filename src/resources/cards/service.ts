@@ -579,7 +579,9 @@ export function simulateOpening(ctx: SandboxContext, platform: Platform, cardId:
       saveTransaction(ctx, row);
     }
     return recordSimulation(ctx, card, kind, token, decision, row.id);
-  });
+    // The card, the currency and the holder are checked and the decision made (an approved debit
+    // has the funds its posting needs) before the first write: no savepoint in a commit group.
+  }, { checksFirst: true });
 }
 
 /** The job of a delayed pull: PENDING becomes CONFIRMED. */
@@ -597,7 +599,7 @@ export function simulateBalanceInquiry(ctx: SandboxContext, platform: Platform, 
     recordRule(ctx, platform.id, descriptorRules.of(suffixOf(merchant.descriptor)));
     const decision = decide(ctx, card, 0, decisionOf(merchant.descriptor), true, false);
     return recordSimulation(ctx, card, 'balance_inquiry', ctx.ids.uuid(), decision, null);
-  });
+  }, { checksFirst: true });
 }
 
 /**
