@@ -7,7 +7,7 @@ import { recordRule } from '../../store/coverage.js';
 import { assertCustomerCanMoveMoney, getCustomer, type CustomerRecord } from '../customers/index.js';
 import { getExternalAccountFor, primaryIdentifierSuffix, type ExternalAccount } from '../external-accounts/index.js';
 import { fundingInstructions, type InternalAccountRow } from '../internal-accounts/index.js';
-import { accountBalances, bucketOf, insufficientFunds, move, post, worldAccount } from '../ledger/index.js';
+import { bucketOf, insufficientFunds, ledgerBalance, move, post, worldAccount } from '../ledger/index.js';
 import type { Platform } from '../../tenancy/index.js';
 import { price, type Pricing } from '../rates/index.js';
 import { findTransaction, getTransaction, recordTransaction, updateTransaction, type NewTransaction, type TransactionBody } from '../transactions/index.js';
@@ -504,7 +504,7 @@ export function executeQuote(ctx: SandboxContext, platform: Platform, quoteId: s
     // held for a send the account cannot cover, or the payout's own posting, would refuse later).
     const total = plan.pricing.totalSendingAmount;
     const covered = () => {
-      const available = accountBalances(ctx, source.accountId).available;
+      const available = ledgerBalance(ctx, bucketOf(source.accountId));
       if (available < total) throw insufficientFunds(source.accountId, available, total, source.currency);
     };
     // SCA (issue 14): an in-scope customer authorizes the send (POST /quotes/{id}/authorize) before any money moves.
