@@ -268,6 +268,11 @@ export class WebhookDelivery {
     if (this.stopped) return;
     const room = MAX_IN_FLIGHT - this.inFlight.size;
     if (room <= 0) return;
+    // What the events read now wait for to be committed (undefined: nothing written waits, so
+    // every row read is committed). Their SENDING marks below need not be committed before the
+    // send: an attempt cut short by a crash leaves its event due again with the same attempt
+    // count whether its mark was committed (recoverInterrupted) or not.
+    const written = this.ctx.committed();
     const rows = this.repo.ready(room);
     // One transaction for the whole batch: state changes of many events cost one commit.
     const sends = this.ctx.tx(() => {
@@ -289,7 +294,7 @@ export class WebhookDelivery {
         kind: 'no-endpoint', platformId: row.platform_id, eventId: row.id, type: row.type, resourceId: row.resource_id,
       } satisfies DeliveryActivity);
     }
-    for (const { row, url } of sends) this.track(row.id, this.attempt({ ...row, attempt_count: row.attempt_count + 1 }, url, true));
+    for (const { row, url } of sends) this.track(row.id, this.attempt({ ...row, attempt_count: row.attempt_count + 1 }, url, true, written));
     // A full batch with nothing sent may have more waiting behind it.
     if (rows.length === room && sends.length === 0) this.kick();
   }
@@ -303,10 +308,13 @@ export class WebhookDelivery {
     return settled;
   }
 
-  /** One HTTP attempt, then its outcome recorded in one transaction. */
-  private async attempt(row: DeliveryRow, url: string, retry: boolean): Promise<AttemptResult | undefined> {
-    // Nothing leaves before it is committed (group commit): the event, and this attempt's SENDING mark.
-    await this.ctx.committed();
+  /**
+   * One HTTP attempt, then its outcome recorded in one transaction. Nothing leaves before the
+   * event is committed (group commit): `written` is the commit the event waited for when it was
+   * read; by default, whatever waits now (the event, and this attempt's SENDING mark).
+   */
+  private async attempt(row: DeliveryRow, url: string, retry: boolean, written: Promise<void> | undefined = this.ctx.committed()): Promise<AttemptResult | undefined> {
+    await written;
     const body = envelopeOf(row);
     const attemptedAt = this.ctx.clock.iso();
     const started = performance.now();
