@@ -1,5 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, expect } from 'vitest';
+import { silentLogger } from '../../src/core/logger.js';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/index.js';
 import { assertErrorEnvelope, assertFitsContract } from './contract.js';
 
@@ -178,6 +182,23 @@ export function useSandbox(options: SandboxOptions = {}): { readonly api: Api; r
       return sandbox;
     },
   };
+}
+
+/**
+ * Runs `fn` against a sandbox of its own on a file database (group commit on, as a user's file
+ * sandbox), then closes it and removes the file. `errors` collects what the sandbox logs as
+ * errors: a commit group rolled back because a transaction in it failed after writing logs one.
+ */
+export async function withFileSandbox<T>(fn: (sandbox: RunningSandbox, errors: string[]) => Promise<T>): Promise<T> {
+  const dir = mkdtempSync(join(tmpdir(), 'service-sandbox-file-'));
+  const errors: string[] = [];
+  const sandbox = await startSandbox({ db: join(dir, 'sandbox.db'), logger: { ...silentLogger, error: (message) => errors.push(message) } });
+  try {
+    return await fn(sandbox, errors);
+  } finally {
+    await sandbox.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** An individual in Germany (EU rules: contact data required), unique `platformCustomerId`; `extra` overrides fields. */

@@ -1,15 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ApiError } from '../../src/core/errors.js';
-import { silentLogger } from '../../src/core/logger.js';
-import { startSandbox } from '../../src/index.js';
 import { simulateOpening } from '../../src/resources/cards/service.js';
 import { auditLedger } from '../../src/resources/ledger/index.js';
 import { platformService } from '../../src/tenancy/index.js';
-import { Api, useSandbox } from '../helpers/sandbox.js';
+import { Api, useSandbox, withFileSandbox } from '../helpers/sandbox.js';
 import { activeCard, auth, balances, cardholder, extraUsdAccount } from './cards-helpers.js';
 
 const s = useSandbox();
@@ -157,10 +152,7 @@ describe('cards: the ledger after random simulations', () => {
 // refusing, and must leave the others of its group standing.
 describe('cards: authorisations in one commit group (file database)', () => {
   it('approved, declined for funds, the wrong currency and an unknown card, in one turn', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'service-sandbox-cards-'));
-    const errors: string[] = [];
-    const sandbox = await startSandbox({ db: join(dir, 'cards.db'), logger: { ...silentLogger, error: (message) => errors.push(message) } });
-    try {
+    await withFileSandbox(async (sandbox, errors) => {
       const h = await cardholder(new Api(sandbox), sandbox, 300_00);
       const card = await activeCard(h.api, h.customer.id, [h.usd]);
       const platform = platformService(sandbox.context).byClientId(h.api.clientId)!;
@@ -185,9 +177,6 @@ describe('cards: authorisations in one commit group (file database)', () => {
       expect(errors, 'no commit group was rolled back').toEqual([]);
       expect(await balances(h.api, h.customer.id, h.usd)).toEqual({ balance: 0, total: 300_00 });
       expect(auditLedger(sandbox.context, platform.id)).toEqual([]);
-    } finally {
-      await sandbox.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 });

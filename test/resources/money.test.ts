@@ -1,15 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { silentLogger } from '../../src/core/logger.js';
-import { startSandbox } from '../../src/index.js';
 import type { ApiError } from '../../src/core/errors.js';
 import { auditLedger } from '../../src/resources/ledger/index.js';
 import { fundInternalAccount, transferOut } from '../../src/resources/transfers/index.js';
 import { platformService } from '../../src/tenancy/index.js';
 import { assertFitsWebhook } from '../helpers/contract.js';
-import { Api, individual, unique, useSandbox } from '../helpers/sandbox.js';
+import { Api, individual, unique, useSandbox, withFileSandbox } from '../helpers/sandbox.js';
 
 const s = useSandbox();
 
@@ -202,10 +197,7 @@ describe('transfer-out', () => {
   // funding join that group without a savepoint of their own (`checksFirst`): a refused one must
   // not have written before refusing, and must leave the others of its group standing.
   it('with a file database: transfer-outs, funding and refusals in one commit group', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'service-sandbox-money-'));
-    const errors: string[] = [];
-    const sandbox = await startSandbox({ db: join(dir, 'money.db'), logger: { ...silentLogger, error: (message) => errors.push(message) } });
-    try {
+    await withFileSandbox(async (sandbox, errors) => {
       const api = new Api(sandbox);
       const customer = (await api.post('/customers', individual(['USD']))).body;
       const usd = (await api.get(`/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}`)).body.data[0];
@@ -232,10 +224,7 @@ describe('transfer-out', () => {
       expect(auditLedger(ctx, platform.id)).toEqual([]);
       const list = await api.get(`/transactions?customerId=${encodeURIComponent(customer.id)}&limit=100`);
       expect(list.body.data.map((t: { type: string }) => t.type).sort()).toEqual(['INCOMING', ...Array(20).fill('OUTGOING')]);
-    } finally {
-      await sandbox.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 });
 

@@ -1,15 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ApiError } from '../../src/core/errors.js';
-import { silentLogger } from '../../src/core/logger.js';
-import { startSandbox } from '../../src/index.js';
 import { auditLedger } from '../../src/resources/ledger/index.js';
 import { executeQuote } from '../../src/resources/quotes/index.js';
 import { platformService } from '../../src/tenancy/index.js';
 import { assertFitsWebhook } from '../helpers/contract.js';
-import { Api, unique, useSandbox } from '../helpers/sandbox.js';
+import { Api, unique, useSandbox, withFileSandbox } from '../helpers/sandbox.js';
 
 const s = useSandbox();
 
@@ -283,10 +278,7 @@ describe('quotes: execution', () => {
 // refusing, and must leave the others of its group standing.
 describe('quotes: executions in one commit group (file database)', () => {
   it('executed, short of funds, failing at execution, executed twice and unknown, in one turn', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'service-sandbox-quotes-'));
-    const errors: string[] = [];
-    const sandbox = await startSandbox({ db: join(dir, 'quotes.db'), logger: { ...silentLogger, error: (message) => errors.push(message) } });
-    try {
+    await withFileSandbox(async (sandbox, errors) => {
       const { api, usd, customer, platformId } = await setup(new Api(sandbox));
       await api.post(`/sandbox/internal-accounts/${usd.id}/fund`, { amount: 250_00 });
       const payee = await clabeAccount(api, customer.id, '123');
@@ -313,10 +305,7 @@ describe('quotes: executions in one commit group (file database)', () => {
         expect((await api.get(`/quotes/${refused.id}`)).body.status).toBe('PROCESSING');
       }
       expect((await api.get(`/transactions/${fails.transactionId}`)).body).toMatchObject({ status: 'FAILED', failureReason: 'QUOTE_EXECUTION_FAILED' });
-    } finally {
-      await sandbox.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 });
 
