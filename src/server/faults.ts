@@ -189,15 +189,15 @@ export class FaultRules {
     return removed;
   }
 
-  /**
-   * The first armed rule that takes this request, counted as used (a counted rule is removed
-   * when its count runs out), or undefined.
-   */
   /** Whether any rule is armed (the gate's fast path: most sandboxes never arm one). */
   get armed(): boolean {
     return this.rules.length > 0;
   }
 
+  /**
+   * The first armed rule that takes this request, counted as used (a counted rule is removed
+   * when its count runs out), or undefined.
+   */
   take(platformId: string, operationId: string, method: string, path: string, random: () => number): FaultRule | undefined {
     for (let i = 0; i < this.rules.length; i += 1) {
       const rule = this.rules[i]!;

@@ -319,10 +319,13 @@ export function createCustomer(ctx: SandboxContext, platform: Platform, input: C
   }, { checksFirst: true });
 }
 
+/** `404 USER_NOT_FOUND` for a customer id this platform has no (active) customer of. */
+const noCustomer = (customerId: string) => notFound(USER_NOT_FOUND, `No customer ${customerId} on this platform.`);
+
 /** The active customer of a platform, or `404 USER_NOT_FOUND` (another platform's id and deleted customers included). */
 export function getCustomer(ctx: SandboxContext, platformId: string, customerId: string): CustomerRecord {
   const row = customerRepo(ctx).byId(platformId, customerId);
-  if (!row || row.is_deleted === 1) throw notFound(USER_NOT_FOUND, `No customer ${customerId} on this platform.`);
+  if (!row || row.is_deleted === 1) throw noCustomer(customerId);
   return toRecord(row);
 }
 
@@ -335,7 +338,7 @@ export type CustomerSubject = Pick<CustomerRecord, 'id' | 'platformId' | 'platfo
 /** An active customer's `CustomerSubject`, or `404 USER_NOT_FOUND` as `getCustomer`. */
 export function getCustomerSubject(ctx: SandboxContext, platformId: string, customerId: string): CustomerSubject {
   const row = customerRepo(ctx).subjectById(platformId, customerId);
-  if (!row || row[4] === 1) throw notFound(USER_NOT_FOUND, `No customer ${customerId} on this platform.`);
+  if (!row || row[4] === 1) throw noCustomer(customerId);
   return {
     id: customerId,
     platformId,
@@ -349,7 +352,7 @@ export function getCustomerSubject(ctx: SandboxContext, platformId: string, cust
 /** A customer of a platform including deleted ones (`GET /customers/{id}` shows `isDeleted`), or 404. */
 export function findCustomer(ctx: SandboxContext, platformId: string, customerId: string): CustomerRecord {
   const row = customerRepo(ctx).byId(platformId, customerId);
-  if (!row) throw notFound(USER_NOT_FOUND, `No customer ${customerId} on this platform.`);
+  if (!row) throw noCustomer(customerId);
   return toRecord(row);
 }
 

@@ -347,9 +347,12 @@ export function getQuote(ctx: SandboxContext, platformId: string, quoteId: strin
   return present(ctx, quoteRow(ctx, platformId, quoteId));
 }
 
+/** The error code of a quote that cannot be claimed: 409 CONFLICT on execute, 400 INVALID_INPUT on a sandbox send. */
+const claimCode = (conflictStatus: 400 | 409) => (conflictStatus === 409 ? ErrorCode.CONFLICT : ErrorCode.INVALID_INPUT);
+
 /** Throws the contract's error unless the quote can be claimed now: not executed, not expired. Writes nothing. */
 function assertClaimable(ctx: SandboxContext, row: QuoteRow, conflictStatus: 400 | 409): void {
-  const code = conflictStatus === 409 ? ErrorCode.CONFLICT : ErrorCode.INVALID_INPUT;
+  const code = claimCode(conflictStatus);
   if (row.executed_at !== null) {
     throw new ApiError(conflictStatus, code, `Quote ${row.id} was already executed; its transaction is ${row.transaction_id}.`, { reason: 'QUOTE_ALREADY_EXECUTED', transactionId: row.transaction_id });
   }
@@ -364,7 +367,7 @@ function assertClaimable(ctx: SandboxContext, row: QuoteRow, conflictStatus: 400
  */
 function markClaimed(ctx: SandboxContext, row: QuoteRow, conflictStatus: 400 | 409): void {
   if (!repoOf(ctx).markExecuted(row.id, ctx.clock.iso())) {
-    throw new ApiError(conflictStatus, conflictStatus === 409 ? ErrorCode.CONFLICT : ErrorCode.INVALID_INPUT, `Quote ${row.id} was already executed.`, { reason: 'QUOTE_ALREADY_EXECUTED' });
+    throw new ApiError(conflictStatus, claimCode(conflictStatus), `Quote ${row.id} was already executed.`, { reason: 'QUOTE_ALREADY_EXECUTED' });
   }
 }
 
