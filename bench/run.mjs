@@ -93,6 +93,36 @@ export function loadWithCpu(pid) {
   };
 }
 
+/**
+ * What this machine gives a do-nothing server: a bare `node:http` server answering a small JSON
+ * body, under the same load and measure as the scenarios (10 connections, CPU per request after
+ * the warm-up). The machine's speed moves every row of the bench between spells (2-3x between
+ * two weeks of issue 26, bench/BASELINE-26.md); this row says which spell a run was taken in.
+ */
+export async function machineReference() {
+  const source = `const s = require('node:http').createServer((q, r) => { r.writeHead(200, { 'content-type': 'application/json' }); r.end('{"ok":true}'); });
+s.listen(0, '127.0.0.1', () => console.log('service-sandbox ready at http://127.0.0.1:' + s.address().port));`;
+  const child = spawn(process.execPath, ['-e', source], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const baseUrl = await new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      const match = READY.exec(out);
+      if (match) resolve(match[1]);
+    });
+    child.on('exit', (code) => reject(new Error(`reference server exited ${code}`)));
+  });
+  try {
+    const r = await loadWithCpu(child.pid)({ url: baseUrl, connections: 10 });
+    return [
+      { name: 'reference: bare node:http server, 10 connections', value: r.rps, unit: 'req/s', target: '', ok: true },
+      { ...cpuRow('reference: bare node:http server', r), name: 'reference: bare node:http server CPU per request' },
+    ];
+  } finally {
+    await stop(child);
+  }
+}
+
 /** The CPU-per-request row of a write scenario (a request of a pair counts once). */
 export const cpuRow = (name, r) => ({ name: `${name} sandbox CPU per request`, value: r.cpuMs ?? NaN, unit: 'ms', target: '', ok: true, precision: 3 });
 
@@ -148,6 +178,7 @@ async function main() {
       await stop(child);
     }
     row('cold start to ready line (median of 5)', median(starts), 'ms', '<= 400 ms', median(starts) <= 400);
+    for (const r of await machineReference()) row(r.name, r.value, r.unit, r.target, r.ok, r.precision);
 
     const { child, baseUrl } = await startCli(['--port', '0', '--db', join(dir, 'bench.db'), '--quiet']);
     await new Promise((resolve) => setTimeout(resolve, 1000));

@@ -8,13 +8,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadWithCpu, startCli, stop } from './run.mjs';
+import { loadWithCpu, machineReference, startCli, stop } from './run.mjs';
 
 const WRITES = ['10-customers', '20-money', '30-quotes', '40-webhooks', '50-agents', '50-cards', '50-sca'];
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const only = (process.argv[2] ?? '').split(',').filter(Boolean);
 const dir = mkdtempSync(join(tmpdir(), 'service-sandbox-bench-writes-'));
-const rows = [];
+// First what a bare node server costs here: the machine's spell (see machineReference).
+const rows = [...(await machineReference())];
 try {
   for (const name of WRITES.filter((file) => only.length === 0 || only.some((word) => file.includes(word)))) {
     const scenario = await import(fileURLToPath(new URL(`./scenarios/${name}.mjs`, import.meta.url)));
