@@ -96,18 +96,18 @@ export function loadWithCpu(pid) {
 /**
  * What this machine gives a do-nothing server: a bare `node:http` server answering a small JSON
  * body, under the same load and measure as the scenarios (10 connections, CPU per request after
- * the warm-up). The machine's speed moves every row of the bench between spells (2-3x between
- * two weeks of issue 26, bench/BASELINE-26.md); this row says which spell a run was taken in.
+ * the warm-up). The machine's speed moves every row of the bench from one spell to another (2-3x
+ * during issue 26, bench/BASELINE-26.md); this row says which spell a run was taken in.
  */
 export async function machineReference() {
   const source = `const s = require('node:http').createServer((q, r) => { r.writeHead(200, { 'content-type': 'application/json' }); r.end('{"ok":true}'); });
-s.listen(0, '127.0.0.1', () => console.log('service-sandbox ready at http://127.0.0.1:' + s.address().port));`;
+s.listen(0, '127.0.0.1', () => console.log('reference server at http://127.0.0.1:' + s.address().port));`;
   const child = spawn(process.execPath, ['-e', source], { stdio: ['ignore', 'pipe', 'inherit'] });
   const baseUrl = await new Promise((resolve, reject) => {
     let out = '';
     child.stdout.on('data', (chunk) => {
       out += chunk;
-      const match = READY.exec(out);
+      const match = /reference server at (http:\/\/\S+)/.exec(out);
       if (match) resolve(match[1]);
     });
     child.on('exit', (code) => reject(new Error(`reference server exited ${code}`)));
