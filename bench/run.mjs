@@ -15,20 +15,23 @@ const CLIENT = 'sandbox-client-id:sandbox-client-secret';
 export const AUTH = `Basic ${Buffer.from(CLIENT).toString('base64')}`;
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 
-/** Starts the CLI; resolves with the child, base URL and time to the ready line in ms. */
-export function startCli(args) {
+/** Starts node with `args`; resolves with the child, the URL its ready line names (`ready`'s group) and the ms to it. */
+function spawnReady(args, ready, what) {
   const started = performance.now();
-  const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   return new Promise((resolve, reject) => {
     child.stdout.on('data', (chunk) => {
       out += chunk;
-      const match = READY.exec(out);
+      const match = ready.exec(out);
       if (match) resolve({ child, baseUrl: match[1], readyMs: performance.now() - started });
     });
-    child.on('exit', (code) => reject(new Error(`sandbox exited ${code} before ready`)));
+    child.on('exit', (code) => reject(new Error(`${what} exited ${code} before ready`)));
   });
 }
+
+/** Starts the CLI; resolves with the child, base URL and time to the ready line in ms. */
+export const startCli = (args) => spawnReady([bin, ...args], READY, 'sandbox');
 
 export function stop(child) {
   return new Promise((resolve) => {
@@ -102,16 +105,7 @@ export function loadWithCpu(pid) {
 export async function machineReference() {
   const source = `const s = require('node:http').createServer((q, r) => { r.writeHead(200, { 'content-type': 'application/json' }); r.end('{"ok":true}'); });
 s.listen(0, '127.0.0.1', () => console.log('reference server at http://127.0.0.1:' + s.address().port));`;
-  const child = spawn(process.execPath, ['-e', source], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const baseUrl = await new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      const match = /reference server at (http:\/\/\S+)/.exec(out);
-      if (match) resolve(match[1]);
-    });
-    child.on('exit', (code) => reject(new Error(`reference server exited ${code}`)));
-  });
+  const { child, baseUrl } = await spawnReady(['-e', source], /reference server at (http:\/\/\S+)/, 'reference server');
   try {
     const r = await loadWithCpu(child.pid)({ url: baseUrl, connections: 10 });
     return [

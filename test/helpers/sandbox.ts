@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect } from 'vitest';
+import { ApiError } from '../../src/core/errors.js';
 import { silentLogger } from '../../src/core/logger.js';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/index.js';
 import { assertErrorEnvelope, assertFitsContract } from './contract.js';
@@ -198,6 +199,16 @@ export async function withFileSandbox<T>(fn: (sandbox: RunningSandbox, errors: s
   } finally {
     await sandbox.close();
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** What `fn` returns, or the code of the `ApiError` it throws: the outcomes of calls made in one turn. */
+export function valueOrCode<T>(fn: () => T): T | string {
+  try {
+    return fn();
+  } catch (error) {
+    if (error instanceof ApiError) return error.code;
+    throw error;
   }
 }
 

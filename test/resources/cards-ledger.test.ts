@@ -1,10 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ApiError } from '../../src/core/errors.js';
 import { simulateOpening } from '../../src/resources/cards/service.js';
 import { auditLedger } from '../../src/resources/ledger/index.js';
 import { platformService } from '../../src/tenancy/index.js';
-import { Api, useSandbox, withFileSandbox } from '../helpers/sandbox.js';
+import { Api, useSandbox, valueOrCode, withFileSandbox } from '../helpers/sandbox.js';
 import { activeCard, auth, balances, cardholder, extraUsdAccount } from './cards-helpers.js';
 
 const s = useSandbox();
@@ -162,13 +161,9 @@ describe('cards: authorisations in one commit group (file database)', () => {
         ['Card:00000000-0000-7000-8000-000000000000', auth(1_00)],
       ];
       // One turn: every authorisation after the first joins the group the first opened.
-      const outcomes = requests.map(([cardId, body]) => {
-        try {
-          return simulateOpening(sandbox.context, platform, cardId, 'authorization', body as never).issuerTransactionToken;
-        } catch (error) {
-          return (error as ApiError).code;
-        }
-      });
+      const outcomes = requests.map(([cardId, body]) =>
+        valueOrCode(() => simulateOpening(sandbox.context, platform, cardId, 'authorization', body as never).issuerTransactionToken),
+      );
       await sandbox.context.committed();
       expect(outcomes.slice(5)).toEqual(['INVALID_INPUT', 'REFERENCE_NOT_FOUND']);
       const decided = await Promise.all(outcomes.slice(0, 5).map(async (token) => (await h.api.get(`/_sandbox/cards/simulations/${token}`)).body));

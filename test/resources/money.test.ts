@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { ApiError } from '../../src/core/errors.js';
 import { auditLedger } from '../../src/resources/ledger/index.js';
 import { fundInternalAccount, transferOut } from '../../src/resources/transfers/index.js';
 import { platformService } from '../../src/tenancy/index.js';
 import { assertFitsWebhook } from '../helpers/contract.js';
-import { Api, individual, unique, useSandbox, withFileSandbox } from '../helpers/sandbox.js';
+import { Api, individual, unique, useSandbox, valueOrCode, withFileSandbox } from '../helpers/sandbox.js';
 
 const s = useSandbox();
 
@@ -206,15 +205,13 @@ describe('transfer-out', () => {
       const ctx = sandbox.context;
       const platform = platformService(ctx).byClientId(api.clientId)!;
       // One turn: every call after the first joins the group the first opened.
-      const outcomes = Array.from({ length: 36 }, (_, i) => {
-        try {
+      const outcomes = Array.from({ length: 36 }, (_, i) =>
+        valueOrCode(() => {
           if (i % 6 === 5) fundInternalAccount(ctx, platform, `${usd.id.slice(0, -1)}0`, 1_00);
           else transferOut(ctx, platform, { source: { accountId: usd.id }, destination: { accountId: ext }, amount: 10_00 });
           return 'ok';
-        } catch (error) {
-          return (error as ApiError).code;
-        }
-      });
+        }),
+      );
       await ctx.committed();
       expect(outcomes.filter((o) => o === 'ok')).toHaveLength(20);
       expect(outcomes.filter((o) => o === 'REFERENCE_NOT_FOUND')).toHaveLength(6);

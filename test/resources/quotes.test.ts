@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { ApiError } from '../../src/core/errors.js';
 import { auditLedger } from '../../src/resources/ledger/index.js';
 import { executeQuote } from '../../src/resources/quotes/index.js';
 import { platformService } from '../../src/tenancy/index.js';
 import { assertFitsWebhook } from '../helpers/contract.js';
-import { Api, unique, useSandbox, withFileSandbox } from '../helpers/sandbox.js';
+import { Api, unique, useSandbox, valueOrCode, withFileSandbox } from '../helpers/sandbox.js';
 
 const s = useSandbox();
 
@@ -288,13 +287,9 @@ describe('quotes: executions in one commit group (file database)', () => {
       const fails = (await api.post('/quotes', quoteTo(usd.id, failing, 100_00))).body;
       const platform = platformService(sandbox.context).byClientId(api.clientId)!;
       // One turn: every execution after the first joins the group the first opened.
-      const outcomes = [...quotes.map((q) => q.id), fails.id, quotes[0].id, 'Quote:00000000-0000-7000-8000-000000000000'].map((id) => {
-        try {
-          return executeQuote(sandbox.context, platform, id).status as string;
-        } catch (error) {
-          return (error as ApiError).code;
-        }
-      });
+      const outcomes = [...quotes.map((q) => q.id), fails.id, quotes[0].id, 'Quote:00000000-0000-7000-8000-000000000000'].map((id) =>
+        valueOrCode(() => executeQuote(sandbox.context, platform, id).status as string),
+      );
       await sandbox.context.committed();
       expect(outcomes).toEqual(['PROCESSING', 'PROCESSING', 'INVALID_AMOUNT', 'INVALID_AMOUNT', 'INVALID_AMOUNT', 'FAILED', 'CONFLICT', 'QUOTE_NOT_FOUND']);
       expect(errors, 'no commit group was rolled back').toEqual([]);
