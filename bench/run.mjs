@@ -16,7 +16,7 @@ export const AUTH = `Basic ${Buffer.from(CLIENT).toString('base64')}`;
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 
 /** Starts node with `args`; resolves with the child, the URL its ready line names (`ready`'s group) and the ms to it. */
-function spawnReady(args, ready, what) {
+export function spawnReady(args, ready, what) {
   const started = performance.now();
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
