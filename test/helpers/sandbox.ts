@@ -212,6 +212,12 @@ export function valueOrCode<T>(fn: () => T): T | string {
   }
 }
 
+/**
+ * `text` with its last character changed: an id or a secret that certainly differs from it (a
+ * fixed last character would equal the real one's for one id in sixteen).
+ */
+export const withLastChanged = (text: string): string => `${text.slice(0, -1)}${text.endsWith('0') ? '1' : '0'}`;
+
 /** An individual in Germany (EU rules: contact data required), unique `platformCustomerId`; `extra` overrides fields. */
 export function euIndividual(extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/index.js';
 import { platformService } from '../../src/tenancy/index.js';
 import { hashSecret, verifySecret } from '../../src/crypto/secret-hash.js';
-import { Api, unique, useSandbox } from '../helpers/sandbox.js';
+import { Api, unique, useSandbox, withLastChanged } from '../helpers/sandbox.js';
 
 const s = useSandbox();
 
@@ -65,7 +65,7 @@ describe('stored credentials: salted scrypt, checked in constant time', () => {
     const token = api.as(clientId, clientSecret);
     expect((await token.get('/config')).status).toBe(200);
     s.sandbox.context.db.prepare('UPDATE api_tokens SET secret_hash = ? WHERE client_id = ?').run(sha256(clientSecret), clientId);
-    expect((await token.get('/config', { auth: { clientId, clientSecret: `${clientSecret.slice(0, -1)}${clientSecret.endsWith('0') ? '1' : '0'}` } })).status).toBe(401);
+    expect((await token.get('/config', { auth: { clientId, clientSecret: withLastChanged(clientSecret) } })).status).toBe(401);
     expect(Buffer.isBuffer(storedToken(clientId))).toBe(true);
     expect((await token.get('/config')).status).toBe(200);
     expect(storedToken(clientId)).toMatch(SCRYPT);

@@ -3,7 +3,7 @@ import { auditLedger } from '../../src/resources/ledger/index.js';
 import { fundInternalAccount, transferOut } from '../../src/resources/transfers/index.js';
 import { platformService } from '../../src/tenancy/index.js';
 import { assertFitsWebhook } from '../helpers/contract.js';
-import { Api, individual, unique, useSandbox, valueOrCode, withFileSandbox } from '../helpers/sandbox.js';
+import { Api, individual, unique, useSandbox, valueOrCode, withFileSandbox, withLastChanged } from '../helpers/sandbox.js';
 
 const s = useSandbox();
 
@@ -207,7 +207,7 @@ describe('transfer-out', () => {
       // One turn: every call after the first joins the group the first opened.
       const outcomes = Array.from({ length: 36 }, (_, i) =>
         valueOrCode(() => {
-          if (i % 6 === 5) fundInternalAccount(ctx, platform, `${usd.id.slice(0, -1)}0`, 1_00);
+          if (i % 6 === 5) fundInternalAccount(ctx, platform, withLastChanged(usd.id), 1_00);
           else transferOut(ctx, platform, { source: { accountId: usd.id }, destination: { accountId: ext }, amount: 10_00 });
           return 'ok';
         }),
