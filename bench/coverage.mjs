@@ -18,7 +18,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { importSource, load, startCli, stop } from './run.mjs';
+import { importSource, load, printRows, startCli, stop } from './run.mjs';
 
 const MAX_COST = 0.05;
 const WARM_UP_SECONDS = 1;
@@ -160,7 +160,5 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     return at > 0 ? Number(process.argv[at + 1]) : undefined;
   };
   const rows = await benchCoverage({ rounds: arg('rounds') ?? 3, seconds: arg('seconds') ?? Number(process.env.BENCH_SECONDS ?? 5) });
-  const width = Math.max(...rows.map((r) => r.name.length));
-  for (const r of rows) console.log(`${r.name.padEnd(width)}  ${`${r.value.toFixed(1)} ${r.unit}`.padStart(24)}  ${r.target}${r.target ? (r.ok ? '  ok' : '  MISSED') : ''}`);
-  if (rows.some((r) => r.target && !r.ok)) process.exitCode = 1;
+  printRows(rows.map((r) => ({ precision: 1, ...r })));
 }

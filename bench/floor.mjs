@@ -21,7 +21,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { api, loadWithCpu, machineReference, spawnReady, startCli, stop } from './run.mjs';
+import { api, loadWithCpu, machineReference, printRows, spawnReady, startCli, stop } from './run.mjs';
 
 const BODY = (id) =>
   JSON.stringify({ customerType: 'INDIVIDUAL', platformCustomerId: `bench-${id}`, fullName: 'Bench Customer', birthDate: '1990-01-15', nationality: 'US' });
@@ -153,7 +153,7 @@ async function main() {
   const rows = [...(await machineReference())];
   try {
     const server = await stateless();
-    rows.push({ name: 'stateless POST /customers (parse, answer, store nothing) CPU per request', value: server, unit: 'ms' });
+    rows.push({ name: 'stateless POST /customers (parse, answer, store nothing) CPU per request', value: server, unit: 'ms', precision: 3 });
     const real = await realRows(dir);
     for (const [kind, label, target] of [['one', `${real.rows.one.accounts.length} account`, 0.2], ['all', `${real.rows.all.accounts.length} accounts`, 0.3]]) {
       const copy = join(dir, `${kind}.db`);
@@ -161,12 +161,12 @@ async function main() {
       await source.backup(copy);
       source.close();
       const sql = sqlOf(copy, real.rows[kind]);
-      rows.push({ name: `SQL of a create (${label}: its customer, accounts and event rows)`, value: sql, unit: 'ms' });
-      rows.push({ name: `floor of POST /customers (${label}): the two above`, value: server + sql, unit: 'ms', target: `bench target <= ${target.toFixed(2)} ms` });
+      rows.push({ name: `SQL of a create (${label}: its customer, accounts and event rows)`, value: sql, unit: 'ms', precision: 3 });
+      // A measure, not a target of its own: the bench's target for the create is beside it.
+      rows.push({ name: `floor of POST /customers (${label}): the two above (bench target ${target.toFixed(2)} ms)`, value: server + sql, unit: 'ms', precision: 3 });
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  const width = Math.max(...rows.map((r) => r.name.length));
-  for (const r of rows) console.log(`${r.name.padEnd(width)}  ${`${r.value.toFixed(r.unit === 'ms' ? 3 : 0)} ${r.unit}`.padStart(12)}  ${r.target ?? ''}`);
+  printRows(rows);
 }

@@ -14,7 +14,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { api, load, startCli, stop } from './run.mjs';
+import { api, load, printRows, startCli, stop } from './run.mjs';
 
 export const DEFAULT_SIZES = [1_000, 100_000, 1_000_000];
 export const DEFAULT_TRANSACTIONS = [1_000, 1_000_000];
@@ -157,11 +157,6 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   };
   const seconds = Number(arg('seconds') ?? process.env.BENCH_SECONDS ?? 5);
   const rows = await benchLists({ sizes: sizesOf(arg('sizes'), DEFAULT_SIZES), transactions: sizesOf(arg('transactions'), DEFAULT_TRANSACTIONS), seconds });
-  const width = Math.max(...rows.map((r) => r.name.length));
   console.log(`\nservice-sandbox lists benchmark (${seconds}s per load, 10 connections, file database, ${process.version})\n`);
-  for (const r of rows) {
-    const value = `${r.value.toFixed(r.value < 10 ? 1 : 0)} ${r.unit}`;
-    console.log(`${r.name.padEnd(width)}  ${value.padStart(14)}  ${r.target}${r.target ? (r.ok ? '  ok' : '  MISSED') : ''}`);
-  }
-  if (rows.some((r) => r.target && !r.ok)) process.exitCode = 1;
+  printRows(rows);
 }

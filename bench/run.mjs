@@ -118,6 +118,19 @@ s.listen(0, '127.0.0.1', () => console.log('reference server at http://127.0.0.1
 }
 
 /** The CPU-per-request row of a write scenario (a request of a pair counts once). */
+/**
+ * Prints rows as the bench's table: name, value with its unit (`precision` decimals; else one
+ * under 10, none from 10), and the target with ok or MISSED. A missed target sets the exit code.
+ */
+export function printRows(rows) {
+  const width = Math.max(...rows.map((r) => r.name.length));
+  for (const r of rows) {
+    const value = `${r.value.toFixed(r.precision ?? (r.value < 10 ? 1 : 0))} ${r.unit}`;
+    console.log(`${r.name.padEnd(width)}  ${value.padStart(16)}  ${r.target ?? ''}${r.target ? (r.ok ? '  ok' : '  MISSED') : ''}`);
+  }
+  if (rows.some((r) => r.target && !r.ok)) process.exitCode = 1;
+}
+
 export const cpuRow = (name, r) => ({ name: `${name} sandbox CPU per request`, value: r.cpuMs ?? NaN, unit: 'ms', target: '', ok: true, precision: 3 });
 
 /**
@@ -159,7 +172,7 @@ export async function api(baseUrl, method, path, body) {
 }
 
 const rows = [];
-const row = (name, value, unit, target, ok, precision) => rows.push({ name, value: `${value.toFixed(precision ?? (value < 10 ? 1 : 0))} ${unit}`, target, ok });
+const row = (name, value, unit, target, ok, precision) => rows.push({ name, value, unit, target, ok, precision });
 
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'service-sandbox-bench-'));
@@ -203,11 +216,9 @@ async function main() {
     rmSync(dir, { recursive: true, force: true });
   }
 
-  const width = Math.max(...rows.map((r) => r.name.length));
   console.log(`\nservice-sandbox benchmark (${seconds}s per load, file database, ${process.version})\n`);
-  console.log(`${'measure'.padEnd(width)}  ${'result'.padStart(14)}  target`);
-  for (const r of rows) console.log(`${r.name.padEnd(width)}  ${r.value.padStart(14)}  ${r.target}${r.target ? (r.ok ? '  ok' : '  MISSED') : ''}`);
-  if (rows.some((r) => r.target && !r.ok)) process.exitCode = 1;
+  console.log(`${'measure'.padEnd(Math.max(...rows.map((r) => r.name.length)))}  ${'result'.padStart(16)}  target`);
+  printRows(rows);
 }
 
 /** Optional scenario modules in bench/scenarios/*.mjs, each exporting `run({ baseUrl, load, seconds })`. */

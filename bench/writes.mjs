@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadWithCpu, machineReference, startCli, stop } from './run.mjs';
+import { loadWithCpu, machineReference, printRows, startCli, stop } from './run.mjs';
 
 const WRITES = ['10-customers', '20-money', '30-quotes', '40-webhooks', '50-agents', '50-cards', '50-sca'];
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
@@ -29,8 +29,4 @@ try {
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
-const width = Math.max(...rows.map((r) => r.name.length));
-for (const r of rows) {
-  const value = `${r.value.toFixed(r.precision ?? (r.value < 10 ? 1 : 0))} ${r.unit}`;
-  console.log(`${r.name.padEnd(width)}  ${value.padStart(16)}  ${r.target}${r.target ? (r.ok ? '  ok' : '  MISSED') : ''}`);
-}
+printRows(rows);
