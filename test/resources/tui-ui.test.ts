@@ -50,9 +50,9 @@ function mount(api: Api, props: { color?: boolean; onExit?: () => void } = {}) {
   const type = async (text: string) => press(...text.split(''));
   // A screen shows within milliseconds on a quiet machine; the ceiling is for a loaded CI runner,
   // where a change reached the screen after more than 8 s once.
-  const see = async (pattern: string | RegExp, timeout = 20_000) => {
+  const see = async (pattern: string | RegExp | ((frame: string) => boolean), timeout = 20_000) => {
     const deadline = Date.now() + timeout;
-    const test = (f: string) => (typeof pattern === 'string' ? f.includes(pattern) : pattern.test(f));
+    const test = (f: string) => (typeof pattern === 'string' ? f.includes(pattern) : pattern instanceof RegExp ? pattern.test(f) : pattern(f));
     while (!test(frame())) {
       if (Date.now() > deadline) throw new Error(`not on screen after ${timeout} ms: ${String(pattern)}\n${frame()}`);
       await new Promise((resolve) => setTimeout(resolve, 20));
@@ -376,12 +376,21 @@ describe('terminal UI: the newer areas', () => {
     const token = (await api.post('/tokens', { name: 'ci-token', permissions: ['VIEW'] })).body;
     const ui = mount(api);
     await ui.see('Customers');
-    // Tab past the numbered views to Stablecoins.
+    // The view the status line names ("Stablecoins 0/0 newest first | ? for help"): there as soon
+    // as the view is, before its rows load.
+    const viewTitle = (frame: string) => [...frame.matchAll(/^(\S.*?) \d[\d,]*\/\d/gm)].at(-1)?.[1];
+    // Tab past the numbered views, one Tab at a time: the next only once the last one's view is on
+    // screen, so a slow render is not tabbed past (a loaded CI runner once was).
     const tabTo = async (title: string) => {
-      for (let i = 0; i < 20 && !ui.frame().includes(`${title} 1/`); i += 1) await ui.press('\t');
-      await ui.see(`${title} 1/1`);
+      for (let i = 0; i < 30 && viewTitle(ui.frame()) !== title; i += 1) {
+        const before = viewTitle(ui.frame());
+        await ui.press('\t');
+        await ui.see((frame) => viewTitle(frame) !== before);
+      }
+      expect(viewTitle(ui.frame())).toBe(title);
     };
     await tabTo('Stablecoins');
+    await ui.see('Stablecoins 1/1');
     await ui.see(/SPARK/);
     await ui.press('?');
     await ui.see('Keys of Stablecoins');
@@ -398,7 +407,7 @@ describe('terminal UI: the newer areas', () => {
 
     // SCA: a customer's factors, session and lockout, once the filter names the customer.
     const eu = (await api.post('/customers', euIndividual({ birthDate: '1990-01-15' }))).body;
-    for (let i = 0; i < 20 && !ui.frame().includes('to see a customer'); i += 1) await ui.press('\t');
+    await tabTo('SCA');
     await ui.see("type / customer=… to see a customer's SCA state");
     await ui.press('/');
     await ui.type(`customer=${eu.id}`);
@@ -407,6 +416,7 @@ describe('terminal UI: the newer areas', () => {
     await ui.see(/lockout\s+not locked/);
 
     await tabTo('API tokens');
+    await ui.see('API tokens 1/1');
     await ui.see(/ci-token\s+VIEW/);
     expect(ui.frame()).not.toContain(token.clientSecret);
     await ui.press('d');
