@@ -21,10 +21,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { api, loadWithCpu, machineReference, printRows, spawnReady, startCli, stop } from './run.mjs';
-
-const BODY = (id) =>
-  JSON.stringify({ customerType: 'INDIVIDUAL', platformCustomerId: `bench-${id}`, fullName: 'Bench Customer', birthDate: '1990-01-15', nationality: 'US' });
+import { api, importSource, loadWithCpu, machineReference, printRows, spawnReady, startCli, stop } from './run.mjs';
+import { customerBody } from './scenarios/10-customers.mjs';
 
 if (process.argv[2] === '--stateless-server') {
   // The stateless server of the first part, in a process of its own (its CPU is what is measured).
@@ -54,11 +52,10 @@ if (process.argv[2] === '--stateless-server') {
 async function stateless() {
   const { child, baseUrl } = await spawnReady([fileURLToPath(import.meta.url), '--stateless-server'], /stateless server at (http:\/\/\S+)/, 'stateless server');
   try {
-    let n = 0;
     const r = await loadWithCpu(child.pid)({
       url: baseUrl,
       connections: 10,
-      requests: [{ method: 'POST', path: '/floor/customers', headers: { 'content-type': 'application/json' }, setupRequest: (req) => ({ ...req, body: BODY((n += 1)) }) }],
+      requests: [{ method: 'POST', path: '/floor/customers', headers: { 'content-type': 'application/json' }, setupRequest: (req) => ({ ...req, body: JSON.stringify(customerBody()) }) }],
     });
     if (r.non2xx || r.errors) throw new Error(`stateless server: ${r.non2xx} non-2xx, ${r.errors} errors`);
     return r.cpuMs;
@@ -73,8 +70,8 @@ async function realRows(dir) {
   const { child, baseUrl } = await startCli(['--port', '0', '--db', file, '--quiet']);
   let one, all;
   try {
-    one = await api(baseUrl, 'POST', '/customers', { ...JSON.parse(BODY('one')), currencies: ['USD'] });
-    all = await api(baseUrl, 'POST', '/customers', JSON.parse(BODY('all')));
+    one = await api(baseUrl, 'POST', '/customers', customerBody(['USD']));
+    all = await api(baseUrl, 'POST', '/customers', customerBody());
   } finally {
     await stop(child);
   }
@@ -90,11 +87,12 @@ async function realRows(dir) {
   return { file, rows };
 }
 
-/** CPU per create of inserting copies of `rows` (fresh, ascending ids) into a copy of the database. */
-function sqlOf(file, rows) {
-  const db = new Database(file);
-  // The sandbox's own settings (src/store/db.ts).
-  for (const pragma of ['locking_mode = EXCLUSIVE', 'journal_mode = WAL', 'mmap_size = 1073741824', 'wal_autocheckpoint = 10000', 'synchronous = OFF', 'temp_store = MEMORY']) db.pragma(pragma);
+/**
+ * CPU per create of inserting copies of `rows` (fresh, ascending ids) into a copy of the database,
+ * opened as the sandbox opens its own (`openDatabase`).
+ */
+function sqlOf(openDatabase, file, rows) {
+  const db = openDatabase(file);
   // Positional parameters from prepared arrays: as little JavaScript per row as can be.
   const insert = (table, row) => {
     const columns = Object.keys(row);
@@ -155,12 +153,13 @@ async function main() {
     const server = await stateless();
     rows.push({ name: 'stateless POST /customers (parse, answer, store nothing) CPU per request', value: server, unit: 'ms', precision: 3 });
     const real = await realRows(dir);
+    const { openDatabase } = await importSource('src/store/db.ts');
     for (const [kind, label, target] of [['one', `${real.rows.one.accounts.length} account`, 0.2], ['all', `${real.rows.all.accounts.length} accounts`, 0.3]]) {
       const copy = join(dir, `${kind}.db`);
       const source = new Database(real.file, { readonly: true });
       await source.backup(copy);
       source.close();
-      const sql = sqlOf(copy, real.rows[kind]);
+      const sql = sqlOf(openDatabase, copy, real.rows[kind]);
       rows.push({ name: `SQL of a create (${label}: its customer, accounts and event rows)`, value: sql, unit: 'ms', precision: 3 });
       // A measure, not a target of its own: the bench's target for the create is beside it.
       rows.push({ name: `floor of POST /customers (${label}): the two above (bench target ${target.toFixed(2)} ms)`, value: server + sql, unit: 'ms', precision: 3 });

@@ -117,7 +117,6 @@ s.listen(0, '127.0.0.1', () => console.log('reference server at http://127.0.0.1
   }
 }
 
-/** The CPU-per-request row of a write scenario (a request of a pair counts once). */
 /**
  * Prints rows as the bench's table: name, value with its unit (`precision` decimals; else one
  * under 10, none from 10), and the target with ok or MISSED. A missed target sets the exit code.
@@ -131,6 +130,7 @@ export function printRows(rows) {
   if (rows.some((r) => r.target && !r.ok)) process.exitCode = 1;
 }
 
+/** The CPU-per-request row of a write scenario (a request of a pair counts once). */
 export const cpuRow = (name, r) => ({ name: `${name} sandbox CPU per request`, value: r.cpuMs ?? NaN, unit: 'ms', target: '', ok: true, precision: 3 });
 
 /**

@@ -5,16 +5,18 @@
 import { cpuRow } from '../run.mjs';
 import { randomUUID } from 'node:crypto';
 
+/** The body of one create: a unique platformCustomerId, and `currencies` when given. */
+export const customerBody = (currencies) => ({
+  customerType: 'INDIVIDUAL',
+  platformCustomerId: `bench-${randomUUID()}`,
+  fullName: 'Bench Customer',
+  birthDate: '1990-01-15',
+  nationality: 'US',
+  ...(currencies ? { currencies } : {}),
+});
+
 async function create({ baseUrl, load }, currencies) {
-  const body = () =>
-    JSON.stringify({
-      customerType: 'INDIVIDUAL',
-      platformCustomerId: `bench-${randomUUID()}`,
-      fullName: 'Bench Customer',
-      birthDate: '1990-01-15',
-      nationality: 'US',
-      ...(currencies ? { currencies } : {}),
-    });
+  const body = () => JSON.stringify(customerBody(currencies));
   const r = await load({
     url: baseUrl,
     connections: 10,

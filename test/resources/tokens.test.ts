@@ -78,7 +78,6 @@ describe('API tokens', () => {
     const other = await s.api.newPlatform();
     const token = await api.post('/tokens', { name: 'x', permissions: ['VIEW'] });
     const secret: string = token.body.clientSecret;
-    // Change the last character to another one (a fixed replacement equals it 1 time in 16 or so).
     const wrong = await api.as(token.body.clientId, withLastChanged(secret)).get('/customers');
     expect(wrong.status).toBe(401);
     expect((await other.get(`/tokens/${token.body.id}`)).status).toBe(404);
